@@ -1,0 +1,229 @@
+"""``ORCFile``: an open ORC file's metadata."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .compression import CODEC_NAMES
+from .errors import OrcError
+from .schema import TypeNode, build_schema
+from .sources import ByteSource, open_source
+from .statistics import ColumnStatistics, decode_statistics
+from .stripes import StripeFooterInfo, StripeInfo, read_stripe_footer, stripe_infos
+from .tail import FileTail, read_tail, text_field
+
+__all__ = ["ORCFile"]
+
+# Footer.writer codes, named as pyarrow names them
+WRITER_NAMES = {0: "ORC_JAVA", 1: "ORC_CPP", 2: "PRESTO", 3: "SCRITCHLEY_GO", 4: "TRINO", 5: "CUDF"}
+# PostScript.writerVersion: each number marks a writer bug fixed (or feature added) from then on
+WRITER_VERSION_NAMES = {
+    0: "ORIGINAL",
+    1: "HIVE_8732",  # string statistics use UTF-8 and stripe/file maxima are right
+    2: "HIVE_4243",  # real column names
+    3: "HIVE_12055",  # vectorized writer
+    4: "HIVE_13083",  # decimals write PRESENT correctly
+    5: "ORC_101",  # bloom filters hash strings as UTF-8
+    6: "ORC_135",  # timestamp statistics in UTC
+    7: "ORC_517",  # RLE v2 patched base fixed
+    8: "ORC_203",  # string statistics bounded by lowerBound/upperBound
+    9: "ORC_14",  # unbounded ORC-14 dictionary
+}
+
+
+class ORCFile:
+    """An ORC file opened for its metadata.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes-like, binary file object or ByteSource
+        A local path, a URL fsspec understands (``s3://...``, ``memory://...``), the file's bytes, or an open
+        binary file with ``read`` and ``seek``.
+    filesystem : fsspec or pyarrow filesystem, optional
+        As in :func:`pandas.read_orc`: ``source`` is a path on this filesystem.
+
+    Raises
+    ------
+    OrcError
+        If the file is empty, not ORC, truncated or corrupt in its tail.
+
+    Examples
+    --------
+    >>> with orcjit.ORCFile("data.orc") as f:  # doctest: +SKIP
+    ...     print(f.schema, f.nrows, f.statistics[1].minimum)
+    """
+
+    def __init__(self, source: str | os.PathLike[str] | Any, *, filesystem: Any = None) -> None:
+        self._source, self._owns_source = open_source(source, filesystem)
+        try:
+            self._tail: FileTail = read_tail(self._source)
+            footer = self._tail.footer
+            self.schema: TypeNode = build_schema(footer.types)
+        except BaseException:
+            self.close()
+            raise
+        self._columns = list(self.schema.walk())
+        self._stripes = stripe_infos(footer)
+        self._stripe_stats: list[Any] | None = None
+
+    # -- the file -------------------------------------------------------------------------------------------------
+
+    @property
+    def source(self) -> ByteSource:
+        """Where the bytes come from, with its ``reads`` and ``bytes_read`` counters."""
+        return self._source
+
+    @property
+    def nrows(self) -> int:
+        """Number of rows in the file."""
+        return int(self._tail.footer.numberOfRows)
+
+    @property
+    def nstripes(self) -> int:
+        """Number of stripes."""
+        return len(self._stripes)
+
+    @property
+    def stripes(self) -> list[StripeInfo]:
+        """Each stripe's offset, section lengths, rows and first row."""
+        return list(self._stripes)
+
+    @property
+    def ncolumns(self) -> int:
+        """Number of columns in the schema tree, the root included (column ids are ``0 .. ncolumns - 1``)."""
+        return len(self._columns)
+
+    @property
+    def compression(self) -> str:
+        """``NONE``, ``ZLIB``, ``SNAPPY``, ``LZO``, ``LZ4`` or ``ZSTD``."""
+        return CODEC_NAMES[self._tail.compression]
+
+    @property
+    def compression_block_size(self) -> int:
+        """The most bytes any compression chunk expands to."""
+        return self._tail.block_size
+
+    @property
+    def row_index_stride(self) -> int:
+        """Rows per row group; 0 when the file has no row index."""
+        return int(self._tail.footer.rowIndexStride)
+
+    @property
+    def file_version(self) -> str:
+        """The file format version, ``"0.11"`` or ``"0.12"``."""
+        version = list(self._tail.postscript.version) or [0, 11]
+        return ".".join(str(v) for v in version)
+
+    @property
+    def writer(self) -> str:
+        """The implementation that wrote the file: ``ORC_JAVA``, ``ORC_CPP``, ``PRESTO``, ``TRINO``, ..."""
+        footer = self._tail.footer
+        code = footer.writer if footer.HasField("writer") else 0
+        return WRITER_NAMES.get(code, f"UNKNOWN({code})")
+
+    @property
+    def writer_version_number(self) -> int:
+        """The writer version as stored: each number marks writer bugs fixed from then on."""
+        return int(self._tail.postscript.writerVersion)
+
+    @property
+    def writer_version(self) -> str:
+        """The writer version's name, e.g. ``ORC_135`` (timestamp statistics in UTC from here on)."""
+        number = self.writer_version_number
+        return WRITER_VERSION_NAMES.get(number, f"FUTURE({number})")
+
+    @property
+    def software_version(self) -> str | None:
+        """The writing software's own version string, where it recorded one (e.g. ``"ORC C++ 2.1.0"``)."""
+        footer = self._tail.footer
+        return text_field(footer.softwareVersion) if footer.HasField("softwareVersion") else None
+
+    @property
+    def user_metadata(self) -> dict[str, bytes]:
+        """Key/value pairs the writing application stored."""
+        return {text_field(item.name): bytes(item.value) for item in self._tail.footer.metadata}
+
+    @property
+    def content_length(self) -> int:
+        """Bytes of header and stripes, before the tail."""
+        return self._tail.content_end
+
+    @property
+    def file_size(self) -> int:
+        """The file's length in bytes."""
+        return self._tail.file_size
+
+    # -- statistics -----------------------------------------------------------------------------------------------
+
+    def _decode_all(self, messages: Any) -> list[ColumnStatistics]:
+        messages = list(messages)
+        return [
+            decode_statistics(messages[node.column_id], node)
+            if node.column_id < len(messages)
+            else ColumnStatistics(column_id=node.column_id, kind=node.kind)
+            for node in self._columns
+        ]
+
+    @property
+    def statistics(self) -> list[ColumnStatistics]:
+        """File-level statistics, one entry per column id."""
+        return self._decode_all(self._tail.footer.statistics)
+
+    def stripe_statistics(self, i: int) -> list[ColumnStatistics]:
+        """Statistics of stripe ``i``, one entry per column id.
+
+        The metadata section holding them is decompressed and parsed on first use.
+
+        Raises
+        ------
+        IndexError
+            If there is no stripe ``i``.
+        OrcError
+            If the metadata section is corrupt or holds no statistics for that stripe.
+        """
+        index = self._stripe_index(i)
+        if self._stripe_stats is None:
+            self._stripe_stats = list(self._tail.metadata().stripeStats)
+        if index >= len(self._stripe_stats):
+            raise OrcError(
+                f"{self._source.name}: metadata holds statistics for {len(self._stripe_stats)} stripes, "
+                f"not for stripe {index}"
+            )
+        return self._decode_all(self._stripe_stats[index].colStats)
+
+    # -- stripes --------------------------------------------------------------------------------------------------
+
+    def _stripe_index(self, i: int) -> int:
+        if not isinstance(i, int) or isinstance(i, bool):
+            raise OrcError(f"stripe index must be an int, got {type(i).__name__}")
+        index = i + len(self._stripes) if i < 0 else i
+        if not 0 <= index < len(self._stripes):
+            raise IndexError(f"stripe {i} out of range: the file has {len(self._stripes)} stripes")
+        return index
+
+    def stripe_footer(self, i: int) -> StripeFooterInfo:
+        """The footer of stripe ``i``: its streams (kind, column, offset, length), column encodings and writer
+        time zone."""
+        stripe = self._stripes[self._stripe_index(i)]
+        return read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+
+    # -- lifetime -------------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the file if this object opened it (a file object passed in stays open)."""
+        if getattr(self, "_owns_source", False):
+            self._source.close()
+            self._owns_source = False
+
+    def __enter__(self) -> ORCFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"<orcjit.ORCFile {self._source.name!r} rows={self.nrows} stripes={self.nstripes} "
+            f"compression={self.compression} schema={self.schema}>"
+        )

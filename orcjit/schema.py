@@ -1,0 +1,252 @@
+"""The schema of an ORC file as a tree of typed nodes.
+
+ORC stores the type tree flattened in pre-order: the root is column 0 and every compound type lists the ids of its
+children. :func:`build_schema` checks that the list really is such a tree before anything trusts it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import OrcError
+from .tail import text_field
+
+__all__ = ["KIND_NAMES", "TypeNode", "build_schema"]
+
+# Type.Kind numbers to the names ORC's own tools print
+KIND_NAMES = {
+    0: "boolean",
+    1: "tinyint",
+    2: "smallint",
+    3: "int",
+    4: "bigint",
+    5: "float",
+    6: "double",
+    7: "string",
+    8: "binary",
+    9: "timestamp",
+    10: "array",
+    11: "map",
+    12: "struct",
+    13: "uniontype",
+    14: "decimal",
+    15: "date",
+    16: "varchar",
+    17: "char",
+    18: "timestamp with local time zone",
+}
+COMPOUND_KINDS = frozenset({"array", "map", "struct", "uniontype"})
+MAX_DEPTH = 500  # far beyond any real schema; keeps recursion over the tree safe
+
+_SIMPLE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+@dataclass(eq=False)
+class TypeNode:
+    """One node of the schema tree: a column of the file.
+
+    Attributes
+    ----------
+    column_id : int
+        The column's id: its position in the pre-order flattening, as used by streams and statistics.
+    kind : str
+        ``boolean``, ``tinyint``, ``smallint``, ``int``, ``bigint``, ``float``, ``double``, ``string``,
+        ``varchar``, ``char``, ``binary``, ``decimal``, ``date``, ``timestamp``,
+        ``timestamp with local time zone``, ``struct``, ``array``, ``map`` or ``uniontype``.
+    name : str or None
+        The field name under a struct parent; ``None`` for the root and for children of other compound types.
+    children : list of TypeNode
+        Sub-columns: struct fields, the list element, the map key and value, or the union variants.
+    precision, scale : int or None
+        For decimals, as the file states them (``None`` where an old writer left them out).
+    max_length : int or None
+        For ``varchar`` and ``char``.
+    attributes : dict of str to str
+        Type attributes written by ORC 1.6 and later writers.
+    max_column_id : int
+        The largest column id in this subtree; the subtree is ``column_id .. max_column_id``.
+    """
+
+    column_id: int
+    kind: str
+    name: str | None = None
+    children: list[TypeNode] = field(default_factory=list)
+    precision: int | None = None
+    scale: int | None = None
+    max_length: int | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
+    max_column_id: int = 0
+    parent: TypeNode | None = field(default=None, repr=False)
+
+    @property
+    def field_names(self) -> list[str]:
+        """Field names of a struct (empty for other kinds)."""
+        return [c.name for c in self.children if c.name is not None] if self.kind == "struct" else []
+
+    @property
+    def is_compound(self) -> bool:
+        """Whether this is a struct, array, map or uniontype."""
+        return self.kind in COMPOUND_KINDS
+
+    @property
+    def path(self) -> str:
+        """Dotted field path from the root, e.g. ``"a.b"``; empty for the root."""
+        parts = []
+        node: TypeNode | None = self
+        while node is not None and node.parent is not None:
+            parts.append(node.name if node.name is not None else f"_{node.parent.children.index(node)}")
+            node = node.parent
+        return ".".join(reversed(parts))
+
+    def walk(self) -> Iterator[TypeNode]:
+        """Yield this node and every node below it in column-id order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def __getitem__(self, name: str) -> TypeNode:
+        """The struct field called ``name``."""
+        for child in self.children:
+            if child.name == name:
+                return child
+        raise KeyError(name)
+
+    def find(self, path: str) -> TypeNode:
+        """The node at a dotted field path such as ``"a.b.c"``.
+
+        Raises
+        ------
+        KeyError
+            If a part of the path names no field.
+        """
+        node = self
+        for part in path.split("."):
+            node = node[part]
+        return node
+
+    def column(self, column_id: int) -> TypeNode:
+        """The node with the given column id in this subtree."""
+        for node in self.walk():
+            if node.column_id == column_id:
+                return node
+        raise KeyError(column_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly description of this subtree."""
+        out: dict[str, Any] = {"id": self.column_id, "kind": self.kind, "type": str(self)}
+        if self.name is not None:
+            out["name"] = self.name
+        if self.precision is not None:
+            out["precision"] = self.precision
+            out["scale"] = self.scale
+        if self.max_length is not None:
+            out["max_length"] = self.max_length
+        if self.attributes:
+            out["attributes"] = dict(self.attributes)
+        if self.children:
+            out["children"] = [c.to_dict() for c in self.children]
+        return out
+
+    def __str__(self) -> str:
+        kind = self.kind
+        if kind == "struct":
+            return "struct<" + ",".join(f"{_quote(c.name or '')}:{c}" for c in self.children) + ">"
+        if kind in ("array", "map", "uniontype"):
+            return f"{kind}<" + ",".join(str(c) for c in self.children) + ">"
+        if kind == "decimal" and self.precision is not None:
+            return f"decimal({self.precision},{self.scale or 0})"
+        if kind in ("varchar", "char") and self.max_length is not None:
+            return f"{kind}({self.max_length})"
+        return kind
+
+    def __repr__(self) -> str:
+        return f"TypeNode({self})"
+
+
+def _quote(name: str) -> str:
+    return name if _SIMPLE_NAME.match(name) else "`" + name.replace("`", "``") + "`"
+
+
+def build_schema(types: Sequence[Any]) -> TypeNode:
+    """Build the schema tree from the footer's ``types`` list, checking it is a pre-order tree.
+
+    Raises
+    ------
+    OrcError
+        If the list is empty, a kind is unknown, a child id breaks pre-order, a compound type has the wrong number
+        of children or field names, or the tree is nested deeper than any real schema.
+    """
+    if not types:
+        raise OrcError("footer lists no types: the file has no schema")
+    nodes: list[TypeNode] = []
+    for column_id, t in enumerate(types):
+        kind_number = t.kind
+        if kind_number not in KIND_NAMES:
+            raise OrcError(f"type of column {column_id} has unknown kind {kind_number}")
+        kind = KIND_NAMES[kind_number]
+        node = TypeNode(column_id=column_id, kind=kind)
+        if kind == "decimal":
+            node.precision = t.precision if t.HasField("precision") else None
+            node.scale = t.scale if t.HasField("scale") else None
+            if node.precision is not None and not 0 <= node.precision <= 38:
+                raise OrcError(f"decimal column {column_id} has precision {node.precision}, outside 0..38")
+            if node.scale is not None and node.precision and node.scale > node.precision:
+                raise OrcError(
+                    f"decimal column {column_id} has scale {node.scale} larger than its precision {node.precision}"
+                )
+        if kind in ("varchar", "char") and t.HasField("maximumLength"):
+            node.max_length = t.maximumLength
+        node.attributes = {text_field(a.key): text_field(a.value) for a in t.attributes}
+        nodes.append(node)
+
+    # Walk the tree from the root: each child id must be exactly the next id in pre-order, which also rules out
+    # cycles, shared children and ids out of range.
+    next_id = 1
+    stack: list[tuple[TypeNode, int, int]] = [(nodes[0], 0, 0)]  # node, next child index, depth
+    while stack:
+        node, index, depth = stack.pop()
+        t = types[node.column_id]
+        subtypes = list(t.subtypes)
+        if index == 0:
+            _check_arity(node, subtypes, list(t.fieldNames))
+            if depth > MAX_DEPTH:
+                raise OrcError(f"schema is nested deeper than {MAX_DEPTH} levels at column {node.column_id}")
+        if index < len(subtypes):
+            child_id = subtypes[index]
+            if child_id != next_id or child_id >= len(nodes):
+                raise OrcError(
+                    f"type of column {node.column_id} lists child {child_id} where pre-order requires {next_id}"
+                )
+            child = nodes[child_id]
+            if node.kind == "struct":
+                child.name = text_field(t.fieldNames[index])
+            child.parent = node
+            node.children.append(child)
+            next_id += 1
+            stack.append((node, index + 1, depth))
+            stack.append((child, 0, depth + 1))
+        else:
+            node.max_column_id = next_id - 1
+    if next_id != len(types):
+        raise OrcError(f"footer lists {len(types)} types but the schema tree reaches only {next_id}")
+    return nodes[0]
+
+
+def _check_arity(node: TypeNode, subtypes: list[int], field_names: list[str]) -> None:
+    kind, n = node.kind, len(subtypes)
+    where = f"{kind} column {node.column_id}"
+    if kind == "struct" and len(field_names) != n:
+        raise OrcError(f"{where} has {n} children but {len(field_names)} field names")
+    if kind == "array" and n != 1:
+        raise OrcError(f"{where} must have 1 child, has {n}")
+    if kind == "map" and n != 2:
+        raise OrcError(f"{where} must have 2 children, has {n}")
+    if kind == "uniontype" and not 1 <= n <= 256:
+        raise OrcError(f"{where} must have 1 to 256 variants, has {n}")
+    if kind not in COMPOUND_KINDS and n:
+        raise OrcError(f"{where} is primitive but lists {n} children")

@@ -1,0 +1,232 @@
+"""Byte sources: where the bytes of an ORC file come from.
+
+Every read orcjit makes is a byte range ``(offset, length)`` against one of these sources, never a whole-file
+read. Each source counts its reads and the bytes they returned, so that pushdown and remote reads can be judged by
+what they actually fetched.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from typing import Any
+
+from .errors import OrcError
+
+__all__ = ["ByteSource", "open_source"]
+
+
+class ByteSource:
+    """Positional reads of byte ranges from one file, with counters.
+
+    Attributes
+    ----------
+    name : str
+        What the file is called in error messages (a path, a URL or a description).
+    size : int
+        The file's length in bytes.
+    reads : int
+        How many reads were made so far.
+    bytes_read : int
+        How many bytes those reads returned.
+    """
+
+    def __init__(self, name: str, size: int) -> None:
+        self.name = name
+        self.size = size
+        self.reads = 0
+        self.bytes_read = 0
+        self._count_lock = threading.Lock()
+
+    def read(self, offset: int, length: int) -> bytes:
+        """Return exactly ``length`` bytes starting at ``offset``.
+
+        Raises
+        ------
+        OrcError
+            If the range does not lie inside the file or the file returned fewer bytes.
+        """
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise OrcError(
+                f"{self.name}: byte range [{offset}, {offset + length}) lies outside the file of {self.size} bytes"
+            )
+        data = self._read(offset, length) if length else b""
+        if len(data) != length:
+            raise OrcError(f"{self.name}: read of {length} bytes at offset {offset} returned {len(data)} bytes")
+        with self._count_lock:
+            self.reads += 1
+            self.bytes_read += length
+        return data
+
+    def reset_counters(self) -> None:
+        """Set ``reads`` and ``bytes_read`` back to zero."""
+        with self._count_lock:
+            self.reads = 0
+            self.bytes_read = 0
+
+    def close(self) -> None:
+        """Release what the source opened; a no-op for sources that opened nothing."""
+
+    def _read(self, offset: int, length: int) -> bytes:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} size={self.size}>"
+
+
+class LocalFileSource(ByteSource):
+    """A local file read with ``os.pread``, which needs no shared file position and so no lock."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        name = os.fspath(path)
+        self._fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            size = os.fstat(self._fd).st_size
+        except BaseException:
+            os.close(self._fd)
+            raise
+        super().__init__(name, size)
+
+    def _read(self, offset: int, length: int) -> bytes:
+        chunks = []
+        got = 0
+        while got < length:
+            chunk = os.pread(self._fd, length - got, offset + got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+class BufferSource(ByteSource):
+    """Bytes already in memory (``bytes``, ``bytearray``, ``memoryview``)."""
+
+    def __init__(self, data: bytes | bytearray | memoryview, name: str = "<bytes>") -> None:
+        self._view = memoryview(data).cast("B")
+        super().__init__(name, len(self._view))
+
+    def _read(self, offset: int, length: int) -> bytes:
+        return bytes(self._view[offset : offset + length])
+
+
+class FileObjectSource(ByteSource):
+    """A binary file object with ``seek`` and ``read``; reads take a lock because they move its position."""
+
+    def __init__(self, fileobj: Any, name: str | None = None) -> None:
+        self._file = fileobj
+        self._lock = threading.Lock()
+        with self._lock:
+            size = fileobj.seek(0, io.SEEK_END)
+            if size is None:  # some file objects return None from seek
+                size = fileobj.tell()
+        super().__init__(name or getattr(fileobj, "name", None) or "<file object>", int(size))
+
+    def _read(self, offset: int, length: int) -> bytes:
+        with self._lock:
+            self._file.seek(offset)
+            chunks = []
+            got = 0
+            while got < length:
+                chunk = self._file.read(length - got)
+                if not chunk:
+                    break
+                chunks.append(bytes(chunk))
+                got += len(chunk)
+        return b"".join(chunks)
+
+
+class FsspecSource(ByteSource):
+    """A file on an fsspec filesystem, read with one ranged ``cat_file`` request per read."""
+
+    def __init__(self, fs: Any, path: str) -> None:
+        self._fs = fs
+        self._path = path
+        protocol = fs.protocol[0] if isinstance(fs.protocol, (tuple, list)) else fs.protocol
+        super().__init__(f"{protocol}://{path}" if protocol not in ("file", "local") else path, int(fs.size(path)))
+
+    def _read(self, offset: int, length: int) -> bytes:
+        return bytes(self._fs.cat_file(self._path, start=offset, end=offset + length))
+
+
+class ArrowFileSource(ByteSource):
+    """A file on a ``pyarrow.fs.FileSystem``, read with ``read_at``."""
+
+    def __init__(self, fs: Any, path: str) -> None:
+        self._file = fs.open_input_file(path)
+        super().__init__(path, int(self._file.size()))
+
+    def _read(self, offset: int, length: int) -> bytes:
+        data = self._file.read_at(length, offset)  # bytes from pyarrow 26 on, a pyarrow Buffer before
+        return data if isinstance(data, bytes) else data.to_pybytes()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _is_fsspec_filesystem(fs: Any) -> bool:
+    return hasattr(fs, "cat_file") and hasattr(fs, "size")
+
+
+def _is_arrow_filesystem(fs: Any) -> bool:
+    return hasattr(fs, "open_input_file") and hasattr(fs, "get_file_info")
+
+
+def open_source(source: Any, filesystem: Any = None) -> tuple[ByteSource, bool]:
+    """Turn what a user passed into a :class:`ByteSource`.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes-like, binary file object or ByteSource
+        A local path, a URL that fsspec understands (``s3://``, ``memory://``, ...), bytes in memory or an open
+        binary file.
+    filesystem : fsspec or pyarrow filesystem, optional
+        As in :func:`pandas.read_orc`: ``source`` is then a path on this filesystem.
+
+    Returns
+    -------
+    (ByteSource, bool)
+        The source, and whether it was opened here (and so must be closed here).
+    """
+    if isinstance(source, ByteSource):
+        if filesystem is not None:
+            raise OrcError("filesystem= cannot be combined with a ByteSource")
+        return source, False
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        if filesystem is not None:
+            raise OrcError("filesystem= cannot be combined with bytes in memory")
+        return BufferSource(source), True
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not isinstance(path, str):
+            raise OrcError(f"path must be str, got {type(path).__name__}")
+        if filesystem is not None:
+            if _is_fsspec_filesystem(filesystem):
+                return FsspecSource(filesystem, path), True
+            if _is_arrow_filesystem(filesystem):
+                return ArrowFileSource(filesystem, path), True
+            raise OrcError(f"filesystem must be an fsspec or pyarrow filesystem, got {type(filesystem).__name__}")
+        if "://" in path and not path.startswith("file://"):
+            try:
+                import fsspec
+            except ImportError as exc:
+                raise OrcError(f"reading {path!r} needs fsspec: pip install 'orcjit[fsspec]'") from exc
+            fs, fs_path = fsspec.core.url_to_fs(path)
+            return FsspecSource(fs, fs_path), True
+        if path.startswith("file://"):
+            path = path[len("file://") :]
+        return LocalFileSource(path), True
+    if hasattr(source, "read") and hasattr(source, "seek"):
+        if filesystem is not None:
+            raise OrcError("filesystem= cannot be combined with a file object")
+        return FileObjectSource(source), False
+    raise OrcError(
+        "source must be a path, a URL, bytes or a binary file object with read() and seek(), "
+        f"got {type(source).__name__}"
+    )

@@ -1,0 +1,184 @@
+"""Column statistics decoded into plain Python values.
+
+ORC keeps statistics for the whole file (footer), for each stripe (metadata section) and for each row group (row
+index). The protobuf message is the same at every level; :func:`decode_statistics` turns one into a
+:class:`ColumnStatistics` whose minimum, maximum and sum have the Python type of the column: ``int``, ``float``,
+``str``, ``bytes`` sums as ``int``, ``decimal.Decimal``, ``datetime.date`` and ``pandas.Timestamp``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+
+from .schema import TypeNode
+
+__all__ = ["ColumnStatistics", "decode_statistics"]
+
+INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
+FLOAT_KINDS = frozenset({"float", "double"})
+STRING_KINDS = frozenset({"string", "varchar", "char"})
+TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
+
+_EPOCH = datetime.date(1970, 1, 1)
+
+
+@dataclass
+class ColumnStatistics:
+    """Statistics of one column over a file, a stripe or a row group.
+
+    Attributes that do not apply to the column's type, or that the writer did not record, are ``None``.
+
+    Attributes
+    ----------
+    column_id : int
+    kind : str
+        The column's type kind (see :class:`orcjit.TypeNode`).
+    count : int or None
+        Number of non-null values.
+    has_null : bool or None
+        Whether any value is null; ``None`` for files from writers that did not record it.
+    minimum, maximum
+        Smallest and largest value, of the column's Python type.
+    sum
+        Sum of the values for numbers and decimals; total length in bytes for strings and binary.
+    lower_bound, upper_bound : str or None
+        For strings whose minimum or maximum was too long to store: a bound in place of the value.
+    true_count, false_count : int or None
+        For booleans.
+    min_children, max_children, total_children : int or None
+        For arrays and maps: the fewest, most and total elements per value.
+    bytes_on_disk : int or None
+        Bytes the column takes in the file, where the writer recorded it.
+    """
+
+    column_id: int
+    kind: str
+    count: int | None = None
+    has_null: bool | None = None
+    minimum: Any = None
+    maximum: Any = None
+    sum: Any = None
+    lower_bound: str | None = None
+    upper_bound: str | None = None
+    true_count: int | None = None
+    false_count: int | None = None
+    min_children: int | None = None
+    max_children: int | None = None
+    total_children: int | None = None
+    bytes_on_disk: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The statistics that are set, as a dict of JSON-friendly values (dates and timestamps as ISO text)."""
+        out = {}
+        for key, value in asdict(self).items():
+            if value is None:
+                continue
+            if isinstance(value, (datetime.date, pd.Timestamp)):
+                value = value.isoformat()
+            elif isinstance(value, decimal.Decimal):
+                value = str(value)
+            out[key] = value
+        return out
+
+
+def _timestamp(millis: int, nanos_plus_one: int | None, utc: bool) -> pd.Timestamp | None:
+    # the nanos field holds the sub-millisecond part plus one, so that 0 can mean "not recorded"
+    nanos = millis * 1_000_000 + (nanos_plus_one - 1 if nanos_plus_one else 0)
+    try:
+        return pd.Timestamp(nanos, unit="ns", tz="UTC" if utc else None)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _date(days: int) -> datetime.date | None:
+    try:
+        return _EPOCH + datetime.timedelta(days=days)
+    except OverflowError:
+        return None
+
+
+def _decimal(text: str | bytes) -> decimal.Decimal | None:
+    if isinstance(text, bytes):  # not UTF-8: corrupt
+        return None
+    try:
+        value = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def _string(value: str | bytes) -> str | None:
+    # a minimum or maximum that is not UTF-8 (writers before HIVE-8732, or corruption) says nothing reliable
+    return None if isinstance(value, bytes) else value
+
+
+def decode_statistics(msg: Any, node: TypeNode) -> ColumnStatistics:
+    """Decode one ``ColumnStatistics`` protobuf message for the column ``node``.
+
+    Statistics of a kind that does not match the column's type are ignored rather than trusted: a corrupt or
+    foreign message must not lend a string column an integer minimum.
+    """
+    kind = node.kind
+    stats = ColumnStatistics(column_id=node.column_id, kind=kind)
+    if msg.HasField("numberOfValues"):
+        stats.count = msg.numberOfValues
+    if msg.HasField("hasNull"):
+        stats.has_null = msg.hasNull
+    if msg.HasField("bytesOnDisk"):
+        stats.bytes_on_disk = msg.bytesOnDisk
+
+    if kind in INTEGER_KINDS and msg.HasField("intStatistics"):
+        s = msg.intStatistics
+        stats.minimum = s.minimum if s.HasField("minimum") else None
+        stats.maximum = s.maximum if s.HasField("maximum") else None
+        stats.sum = s.sum if s.HasField("sum") else None
+    elif kind in FLOAT_KINDS and msg.HasField("doubleStatistics"):
+        s = msg.doubleStatistics
+        stats.minimum = s.minimum if s.HasField("minimum") else None
+        stats.maximum = s.maximum if s.HasField("maximum") else None
+        stats.sum = s.sum if s.HasField("sum") else None
+    elif kind in STRING_KINDS and msg.HasField("stringStatistics"):
+        s = msg.stringStatistics
+        stats.minimum = _string(s.minimum) if s.HasField("minimum") else None
+        stats.maximum = _string(s.maximum) if s.HasField("maximum") else None
+        stats.sum = s.sum if s.HasField("sum") else None
+        stats.lower_bound = _string(s.lowerBound) if s.HasField("lowerBound") else None
+        stats.upper_bound = _string(s.upperBound) if s.HasField("upperBound") else None
+    elif kind == "binary" and msg.HasField("binaryStatistics"):
+        s = msg.binaryStatistics
+        stats.sum = s.sum if s.HasField("sum") else None
+    elif kind == "boolean" and msg.HasField("bucketStatistics"):
+        counts = list(msg.bucketStatistics.count)
+        if counts:
+            stats.true_count = counts[0]
+            if stats.count is not None:
+                stats.false_count = stats.count - counts[0]
+    elif kind == "decimal" and msg.HasField("decimalStatistics"):
+        s = msg.decimalStatistics
+        stats.minimum = _decimal(s.minimum) if s.HasField("minimum") else None
+        stats.maximum = _decimal(s.maximum) if s.HasField("maximum") else None
+        stats.sum = _decimal(s.sum) if s.HasField("sum") else None
+    elif kind == "date" and msg.HasField("dateStatistics"):
+        s = msg.dateStatistics
+        stats.minimum = _date(s.minimum) if s.HasField("minimum") else None
+        stats.maximum = _date(s.maximum) if s.HasField("maximum") else None
+    elif kind in TIMESTAMP_KINDS and msg.HasField("timestampStatistics"):
+        s = msg.timestampStatistics
+        # Only the UTC fields (ORC-135) are decoded: the older fields were shifted by the writer's local time
+        # zone, which the file does not record, so no reader can turn them back into values.
+        utc = kind == "timestamp with local time zone"
+        if s.HasField("minimumUtc"):
+            stats.minimum = _timestamp(s.minimumUtc, s.minimumNanos if s.HasField("minimumNanos") else None, utc)
+        if s.HasField("maximumUtc"):
+            stats.maximum = _timestamp(s.maximumUtc, s.maximumNanos if s.HasField("maximumNanos") else None, utc)
+    elif kind in ("array", "map") and msg.HasField("collectionStatistics"):
+        s = msg.collectionStatistics
+        stats.min_children = s.minChildren if s.HasField("minChildren") else None
+        stats.max_children = s.maxChildren if s.HasField("maxChildren") else None
+        stats.total_children = s.totalChildren if s.HasField("totalChildren") else None
+    return stats

@@ -1,0 +1,168 @@
+"""Stripes: where each stripe lies, and its footer's stream directory and column encodings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._proto import orc_proto_pb2 as pb
+from .errors import OrcError
+from .tail import FileTail, parse_message, text_field
+
+__all__ = ["ColumnEncodingInfo", "StreamInfo", "StripeFooterInfo", "StripeInfo", "read_stripe_footer"]
+
+STREAM_KIND_NAMES = {v.number: v.name for v in pb.Stream.Kind.DESCRIPTOR.values}
+ENCODING_NAMES = {v.number: v.name for v in pb.ColumnEncoding.Kind.DESCRIPTOR.values}
+
+
+def stream_kind_name(kind: int) -> str:
+    """``DATA``, ``PRESENT``, ... or ``UNKNOWN(n)`` for a kind ORC v1 does not define."""
+    return STREAM_KIND_NAMES.get(kind, f"UNKNOWN({kind})")
+
+
+def encoding_name(kind: int) -> str:
+    """``DIRECT``, ``DICTIONARY_V2``, ... or ``UNKNOWN(n)``."""
+    return ENCODING_NAMES.get(kind, f"UNKNOWN({kind})")
+
+
+@dataclass(frozen=True)
+class StripeInfo:
+    """Where a stripe lies in the file and how many rows it holds.
+
+    Attributes
+    ----------
+    index : int
+        The stripe's number, from 0.
+    offset : int
+        Byte offset of the stripe's first byte.
+    index_length, data_length, footer_length : int
+        Lengths of its index streams, data streams and stripe footer.
+    rows : int
+        Number of rows.
+    first_row : int
+        The file row number of its first row.
+    """
+
+    index: int
+    offset: int
+    index_length: int
+    data_length: int
+    footer_length: int
+    rows: int
+    first_row: int
+
+    @property
+    def length(self) -> int:
+        """Total bytes of the stripe."""
+        return self.index_length + self.data_length + self.footer_length
+
+    @property
+    def footer_offset(self) -> int:
+        """Byte offset of the stripe footer."""
+        return self.offset + self.index_length + self.data_length
+
+
+@dataclass(frozen=True)
+class StreamInfo:
+    """One stream of a stripe: its kind, column, and absolute byte range in the file."""
+
+    kind: int
+    column: int
+    offset: int
+    length: int
+
+    @property
+    def kind_name(self) -> str:
+        """The stream kind's name, e.g. ``DATA``."""
+        return stream_kind_name(self.kind)
+
+
+@dataclass(frozen=True)
+class ColumnEncodingInfo:
+    """How a column is encoded in a stripe."""
+
+    kind: int
+    dictionary_size: int | None = None
+    bloom_encoding: int | None = None
+
+    @property
+    def kind_name(self) -> str:
+        """The encoding's name, e.g. ``DIRECT_V2``."""
+        return encoding_name(self.kind)
+
+
+@dataclass
+class StripeFooterInfo:
+    """The decoded stripe footer: stream directory, column encodings and writer time zone."""
+
+    streams: list[StreamInfo]
+    encodings: list[ColumnEncodingInfo]
+    writer_timezone: str | None
+    encrypted_variants: int = 0
+    raw: Any = field(default=None, repr=False)
+
+
+def stripe_infos(footer: pb.Footer) -> list[StripeInfo]:
+    """The stripes listed in the footer, with their first row numbers."""
+    out = []
+    first_row = 0
+    for i, s in enumerate(footer.stripes):
+        out.append(
+            StripeInfo(
+                index=i,
+                offset=s.offset,
+                index_length=s.indexLength,
+                data_length=s.dataLength,
+                footer_length=s.footerLength,
+                rows=s.numberOfRows,
+                first_row=first_row,
+            )
+        )
+        first_row += s.numberOfRows
+    return out
+
+
+def read_stripe_footer(source: Any, tail: FileTail, stripe: StripeInfo, ncolumns: int) -> StripeFooterInfo:
+    """Read, decompress and check the footer of ``stripe``.
+
+    Streams are laid out back to back from the stripe's first byte in the order the footer lists them; each must
+    end inside the stripe's index and data sections.
+
+    Raises
+    ------
+    OrcError
+        If the footer is corrupt, a stream runs outside the stripe, or a stream names a column the schema lacks.
+    """
+    what = f"{source.name}: stripe {stripe.index} footer at offset {stripe.footer_offset}"
+    raw = source.read(stripe.footer_offset, stripe.footer_length)
+    msg = parse_message(pb.StripeFooter, tail.decompress(raw, what), what)
+    streams = []
+    pos = stripe.offset
+    end = stripe.offset + stripe.index_length + stripe.data_length
+    for s in msg.streams:
+        if s.column >= ncolumns:
+            raise OrcError(
+                f"{what}: {stream_kind_name(s.kind)} stream names column {s.column}, the schema has {ncolumns}"
+            )
+        if pos + s.length > end:
+            raise OrcError(
+                f"{what}: {stream_kind_name(s.kind)} stream of column {s.column} spans bytes "
+                f"[{pos}, {pos + s.length}), past the end of the stripe's streams at {end}"
+            )
+        streams.append(StreamInfo(kind=s.kind, column=s.column, offset=pos, length=s.length))
+        pos += s.length
+    encodings = [
+        ColumnEncodingInfo(
+            kind=e.kind,
+            dictionary_size=e.dictionarySize if e.HasField("dictionarySize") else None,
+            bloom_encoding=e.bloomEncoding if e.HasField("bloomEncoding") else None,
+        )
+        for e in msg.columns
+    ]
+    return StripeFooterInfo(
+        streams=streams,
+        encodings=encodings,
+        writer_timezone=text_field(msg.writerTimezone) if msg.HasField("writerTimezone") else None,
+        encrypted_variants=len(msg.encryption),
+        raw=msg,
+    )

@@ -1,0 +1,175 @@
+"""Reading the file tail: PostScript, Footer and Metadata.
+
+The tail is read backwards from the end of the file. One read of the last 16 KiB usually holds all of it (the
+final byte is the PostScript's length, the PostScript gives the Footer's and Metadata's lengths); only a tail
+larger than that costs a second read, of exactly the missing bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from ._proto import orc_proto_pb2 as pb
+from .compression import CODEC_NAMES, NONE, decompress_stream
+from .errors import OrcError
+from .sources import ByteSource
+
+__all__ = ["FileTail", "parse_message", "read_tail"]
+
+TAIL_READ_SIZE = 16 * 1024
+HEADER = b"ORC"
+# what ORC writers use when the PostScript does not say
+DEFAULT_BLOCK_SIZE = 256 * 1024
+# the 3-byte chunk header holds a 23-bit length; block sizes past this are corruption or hostility
+MAX_BLOCK_SIZE = (1 << 23) - 1
+
+
+def parse_message(cls, data: bytes, what: str):  # type: ignore[no-untyped-def]
+    """Parse ``data`` as the protobuf message ``cls``, raising OrcError naming ``what`` on failure."""
+    msg = cls()
+    try:
+        msg.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise OrcError(f"{what} is not a valid {cls.__name__} message: {exc}") from None
+    return msg
+
+
+def text_field(value: str | bytes) -> str:
+    """A protobuf string field as ``str``.
+
+    proto2 does not check UTF-8, and the Python runtime hands back ``bytes`` for a string field that is not valid
+    UTF-8 (old writers and corrupt files produce them). Names and labels are shown with the bad bytes replaced.
+    """
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+@dataclass
+class FileTail:
+    """The parsed tail of an ORC file.
+
+    ``metadata_bytes`` stays compressed until stripe statistics are first asked for: most reads never need them.
+    """
+
+    postscript: pb.PostScript
+    footer: pb.Footer
+    metadata_bytes: bytes
+    file_size: int
+    tail_length: int
+    compression: int
+    block_size: int
+
+    @property
+    def content_end(self) -> int:
+        """Offset where the body ends and the tail begins."""
+        return self.file_size - self.tail_length
+
+    def decompress(self, data: bytes, what: str) -> bytes:
+        """Decompress a stream of this file."""
+        return decompress_stream(data, self.compression, self.block_size, what)
+
+    def metadata(self) -> pb.Metadata:
+        """Parse the Metadata section (stripe statistics)."""
+        offset = self.content_end
+        raw = self.decompress(self.metadata_bytes, f"metadata at offset {offset}")
+        return parse_message(pb.Metadata, raw, f"metadata at offset {offset}")
+
+
+def read_tail(source: ByteSource) -> FileTail:
+    """Read and validate the tail of the file behind ``source``.
+
+    Raises
+    ------
+    OrcError
+        If the file is empty, is not ORC, is truncated, or its tail's lengths and offsets do not fit the file.
+    """
+    size = source.size
+    name = source.name
+    if size == 0:
+        raise OrcError(f"{name}: file is empty (0 bytes), not an ORC file")
+    if size < len(HEADER) + 1:
+        raise OrcError(f"{name}: file of {size} bytes is too short to be an ORC file")
+    first = min(size, TAIL_READ_SIZE)
+    buf = source.read(size - first, first)
+
+    ps_len = buf[-1]
+    ps_offset = size - 1 - ps_len
+    if ps_len == 0 or ps_offset < len(HEADER):
+        raise OrcError(
+            f"{name}: last byte says the PostScript is {ps_len} bytes, which does not fit a file of {size} bytes"
+            " (not an ORC file, or truncated)"
+        )
+    ps_raw = buf[len(buf) - 1 - ps_len : len(buf) - 1]
+    ps = parse_message(pb.PostScript, ps_raw, f"{name}: PostScript at offset {ps_offset}")
+    if ps.magic != "ORC" and source.read(0, len(HEADER)) != HEADER:
+        raise OrcError(
+            f"{name}: not an ORC file (no 'ORC' magic in the PostScript at offset {ps_offset} or header)"
+        )
+    version = list(ps.version)
+    if version and version[0] != 0:
+        raise OrcError(
+            f"{name}: file format version {'.'.join(map(str, version))} is not ORC v1 (0.11 or 0.12), "
+            "which is what orcjit reads"
+        )
+
+    compression = ps.compression
+    if compression not in CODEC_NAMES:
+        raise OrcError(f"{name}: PostScript at offset {ps_offset} names unknown compression kind {compression}")
+    block_size = ps.compressionBlockSize if ps.HasField("compressionBlockSize") else DEFAULT_BLOCK_SIZE
+    if compression != NONE and not 0 < block_size <= MAX_BLOCK_SIZE:
+        raise OrcError(f"{name}: compression block size {block_size} in the PostScript is outside 1..{MAX_BLOCK_SIZE}")
+
+    footer_len = ps.footerLength
+    metadata_len = ps.metadataLength
+    tail_len = 1 + ps_len + footer_len + metadata_len
+    if footer_len == 0:
+        raise OrcError(f"{name}: PostScript at offset {ps_offset} gives a footer length of 0")
+    if tail_len > size - len(HEADER):
+        raise OrcError(
+            f"{name}: footer ({footer_len} bytes) and metadata ({metadata_len} bytes) declared by the PostScript"
+            f" do not fit a file of {size} bytes (truncated or corrupt)"
+        )
+    if tail_len > len(buf):
+        # one more read, of exactly the part of the tail the first read missed
+        buf = source.read(size - tail_len, tail_len - len(buf)) + buf
+    tail = buf[len(buf) - tail_len :]
+    metadata_bytes = tail[:metadata_len]
+    footer_offset = size - 1 - ps_len - footer_len
+    footer_raw = decompress_stream(
+        tail[metadata_len : metadata_len + footer_len],
+        compression,
+        block_size,
+        f"{name}: footer at offset {footer_offset}",
+    )
+    footer = parse_message(pb.Footer, footer_raw, f"{name}: footer at offset {footer_offset}")
+    result = FileTail(
+        postscript=ps,
+        footer=footer,
+        metadata_bytes=metadata_bytes,
+        file_size=size,
+        tail_length=tail_len,
+        compression=compression,
+        block_size=block_size,
+    )
+    _check_stripes(result, name)
+    return result
+
+
+def _check_stripes(tail: FileTail, name: str) -> None:
+    footer = tail.footer
+    end = tail.content_end
+    total_rows = 0
+    previous_end = len(HEADER)
+    for i, s in enumerate(footer.stripes):
+        stripe_end = s.offset + s.indexLength + s.dataLength + s.footerLength
+        if s.offset < previous_end or stripe_end > end:
+            raise OrcError(
+                f"{name}: stripe {i} spans bytes [{s.offset}, {stripe_end}), outside the body [{previous_end}, {end})"
+            )
+        if s.footerLength == 0:
+            raise OrcError(f"{name}: stripe {i} at offset {s.offset} has no stripe footer")
+        previous_end = stripe_end
+        total_rows += s.numberOfRows
+    if footer.HasField("numberOfRows") and total_rows != footer.numberOfRows:
+        raise OrcError(f"{name}: stripes hold {total_rows} rows but the footer says the file has {footer.numberOfRows}")

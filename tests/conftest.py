@@ -1,0 +1,23 @@
+"""Shared test fixtures: where the ORC project's example files live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# shared/ sits beside the repository on developer machines and in CI
+EXAMPLES = ROOT.parent / "shared" / "orc-examples"
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.orc"))
+
+
+@pytest.fixture(params=EXAMPLE_FILES, ids=[p.name for p in EXAMPLE_FILES])
+def example_file(request: pytest.FixtureRequest) -> Path:
+    """Each ORC file of the ORC project's examples in turn."""
+    return request.param
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not EXAMPLE_FILES:
+        raise pytest.UsageError(f"no ORC example files found in {EXAMPLES}; shared/ must sit beside the repository")
