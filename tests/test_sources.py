@@ -8,7 +8,7 @@ import fsspec
 import pyarrow.fs
 import pytest
 
-from orcjit import ORCFile, OrcError
+from orcjit import OrcError, ORCFile
 from orcjit.sources import BufferSource, LocalFileSource, open_source
 from tests.conftest import EXAMPLES
 

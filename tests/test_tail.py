@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from orcjit import ORCFile, OrcError
+from orcjit import OrcError, ORCFile
 from orcjit.tail import TAIL_READ_SIZE
 from tests.conftest import EXAMPLES
 
