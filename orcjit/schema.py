@@ -93,13 +93,29 @@ class TypeNode:
 
     @property
     def path(self) -> str:
-        """Dotted field path from the root, e.g. ``"a.b"``; empty for the root."""
+        """Dotted path from the root, e.g. ``"a.b"``; empty for the root.
+
+        Struct fields go by name; the children of other compound types by the names ORC's own tools use:
+        ``_elem`` for a list element, ``_key`` and ``_value`` for a map, ``_0``, ``_1``, ... for union variants.
+        """
         parts = []
         node: TypeNode | None = self
         while node is not None and node.parent is not None:
-            parts.append(node.name if node.name is not None else f"_{node.parent.children.index(node)}")
+            parts.append(node._step_name())
             node = node.parent
         return ".".join(reversed(parts))
+
+    def _step_name(self) -> str:
+        parent = self.parent
+        assert parent is not None
+        if parent.kind == "struct":
+            return self.name or ""
+        index = parent.children.index(self)
+        if parent.kind == "array":
+            return "_elem"
+        if parent.kind == "map":
+            return ("_key", "_value")[index]
+        return f"_{index}"
 
     def walk(self) -> Iterator[TypeNode]:
         """Yield this node and every node below it in column-id order."""
@@ -117,7 +133,7 @@ class TypeNode:
         raise KeyError(name)
 
     def find(self, path: str) -> TypeNode:
-        """The node at a dotted field path such as ``"a.b.c"``.
+        """The node at a dotted path such as ``"a.b.c"`` or ``"tags._elem"`` (see :attr:`path`).
 
         Raises
         ------
@@ -126,7 +142,15 @@ class TypeNode:
         """
         node = self
         for part in path.split("."):
-            node = node[part]
+            if node.kind == "struct":
+                node = node[part]
+                continue
+            for child in node.children:
+                if child._step_name() == part:
+                    node = child
+                    break
+            else:
+                raise KeyError(path)
         return node
 
     def column(self, column_id: int) -> TypeNode:

@@ -7,8 +7,10 @@ what they actually fetched.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import stat
 import threading
 from typing import Any
 
@@ -82,11 +84,13 @@ class LocalFileSource(ByteSource):
         name = os.fspath(path)
         self._fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         try:
-            size = os.fstat(self._fd).st_size
+            info = os.fstat(self._fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
         except BaseException:
             os.close(self._fd)
             raise
-        super().__init__(name, size)
+        super().__init__(name, info.st_size)
 
     def _read(self, offset: int, length: int) -> bytes:
         chunks = []

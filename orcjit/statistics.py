@@ -73,7 +73,11 @@ class ColumnStatistics:
     bytes_on_disk: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The statistics that are set, as a dict of JSON-friendly values (dates and timestamps as ISO text)."""
+        """The statistics that are set, as a dict (dates and timestamps as ISO text, decimals as strings).
+
+        Float minima, maxima and sums stay floats, NaN and infinities included: ``json.dumps`` needs
+        ``allow_nan`` or a conversion for those.
+        """
         out = {}
         for key, value in asdict(self).items():
             if value is None:

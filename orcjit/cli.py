@@ -1,0 +1,794 @@
+"""The ``orcjit`` command: look inside ORC files from the shell.
+
+Subcommands
+-----------
+``orcjit schema FILE``
+    The type tree with column ids.
+``orcjit meta FILE``
+    File facts, then each stripe's layout, streams and column encodings (like ORC's ``orc-metadata``).
+``orcjit stats FILE``
+    Column statistics of the file and of each stripe (like ORC's ``orc-statistics``).
+``orcjit demo [FILE]``
+    A tour of the bundled sample file: schema, metadata summary and statistics.
+
+``schema``, ``meta`` and ``stats`` take ``--json``. ``meta`` and ``stats`` build one plain dict first
+(:func:`meta_data`, :func:`stats_data`) and render it either as JSON or as aligned text, so the two outputs never
+disagree about what a file holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import decimal
+import importlib.resources
+import json
+import math
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TextIO
+
+from . import __version__
+from .errors import OrcError
+from .orcfile import ORCFile
+from .schema import COMPOUND_KINDS, TypeNode
+
+__all__ = ["build_parser", "main", "parse_stripe_selection", "run_demo"]
+
+PROG = "orcjit"
+HELP_WIDTH = 79
+SAMPLE_RESOURCE = "data/sample.orc"
+# Statistics of long strings would stretch a text table past any screen; --json keeps them whole.
+MAX_CELL = 32
+# The exit status a process killed by SIGPIPE reports, as `head` and friends would see from a C tool.
+EXIT_BROKEN_PIPE = 128 + 13
+
+# statistics fields in the order the text table shows them, with their column headers
+STAT_COLUMNS = [
+    ("count", "count"),
+    ("has_null", "has null"),
+    ("minimum", "min"),
+    ("maximum", "max"),
+    ("sum", "sum"),
+    ("lower_bound", "lower bound"),
+    ("upper_bound", "upper bound"),
+    ("true_count", "true"),
+    ("false_count", "false"),
+    ("min_children", "min children"),
+    ("max_children", "max children"),
+    ("total_children", "total children"),
+    ("bytes_on_disk", "bytes on disk"),
+]
+DICTIONARY_ENCODINGS = frozenset({"DICTIONARY", "DICTIONARY_V2"})
+
+
+# -- stripe selection ---------------------------------------------------------------------------------------------
+
+
+def parse_stripe_selection(text: str) -> list[range]:
+    """Parse a ``--stripes`` value: stripe numbers and inclusive ranges, comma separated.
+
+    Parameters
+    ----------
+    text : str
+        For example ``"0,2"``, ``"1-3"`` or ``"0,4-6"``.
+
+    Returns
+    -------
+    list of range
+        One range per item, in the order given. They stay ranges until the file's stripe count is known, so that
+        ``0-999999999`` costs nothing.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        If the text is not such a list; argparse turns this into a usage error.
+    """
+    selection = []
+    for part in text.split(","):
+        part = part.strip()
+        first, sep, last = part.partition("-")
+        try:
+            lo = int(first)
+            hi = int(last) if sep else lo
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"invalid stripe selection {text!r}: use stripe numbers and ranges such as 0,2 or 1-3"
+            ) from None
+        if lo < 0 or hi < lo:
+            raise argparse.ArgumentTypeError(f"invalid stripe range {part!r}: need 0 <= first <= last")
+        selection.append(range(lo, hi + 1))
+    return selection
+
+
+def _selected_stripes(orc: ORCFile, selection: Sequence[range] | None) -> list[int]:
+    """The stripe numbers a ``--stripes`` selection picks from ``orc``, sorted, each once."""
+    n = orc.nstripes
+    if selection is None:
+        return list(range(n))
+    beyond = [r for r in selection if r.stop > n]
+    if beyond:
+        # an error, not a shorter listing: silently dropping stripes would misreport the file
+        have = f"stripes 0-{n - 1}" if n else "no stripes"
+        raise OrcError(f"{orc.source.name}: no stripe {max(n, min(r.start for r in beyond))}, the file has {have}")
+    return sorted({i for r in selection for i in r})
+
+
+# -- plain data: what each command reports --------------------------------------------------------------------------
+
+
+def _type_label(node: TypeNode) -> str:
+    # a compound type's full string repeats its whole subtree, which the rows below it already show
+    return node.kind if node.is_compound else str(node)
+
+
+def _tree_label(node: TypeNode) -> str:
+    parent = node.parent
+    if parent is None:
+        return "(root)"
+    if parent.kind == "struct":
+        return node.name or ""
+    if parent.kind == "array":
+        return "<element>"
+    if parent.kind == "map":
+        return "<key>" if parent.children[0] is node else "<value>"
+    return f"<variant {parent.children.index(node)}>"
+
+
+def _depth(node: TypeNode) -> int:
+    depth = 0
+    while node.parent is not None:
+        node = node.parent
+        depth += 1
+    return depth
+
+
+def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_details: bool = True) -> dict[str, Any]:
+    """Collect what ``orcjit meta`` reports about a file.
+
+    Parameters
+    ----------
+    orc : ORCFile
+    stripes : sequence of range, optional
+        Stripes to describe, as :func:`parse_stripe_selection` returns them; all stripes when ``None``.
+    stripe_details : bool
+        Whether to read each stripe's footer for its streams, encodings and writer time zone. Without it only
+        the stripe layout from the file footer is reported, which costs no reads.
+
+    Returns
+    -------
+    dict
+        JSON-ready: file facts, then a ``stripes`` list.
+
+    Raises
+    ------
+    OrcError
+        If a selected stripe does not exist or its footer is corrupt.
+    """
+    selected = _selected_stripes(orc, stripes)
+    nodes = list(orc.schema.walk())
+    out: dict[str, Any] = {
+        "file": orc.source.name,
+        "type": str(orc.schema),
+        "rows": orc.nrows,
+        "stripe_count": orc.nstripes,
+        "column_count": orc.ncolumns,
+        "compression": orc.compression,
+        "compression_block_size": orc.compression_block_size,
+        "file_version": orc.file_version,
+        "writer": orc.writer,
+        "writer_version": orc.writer_version,
+        "writer_version_number": orc.writer_version_number,
+        "software_version": orc.software_version,
+        "row_index_stride": orc.row_index_stride,
+        "file_size": orc.file_size,
+        "content_length": orc.content_length,
+        "user_metadata": {key: {"size": len(value)} for key, value in orc.user_metadata.items()},
+        "stripes": [],
+    }
+    all_stripes = orc.stripes
+    for i in selected:
+        s = all_stripes[i]
+        entry: dict[str, Any] = {
+            "index": s.index,
+            "offset": s.offset,
+            "length": s.length,
+            "index_length": s.index_length,
+            "data_length": s.data_length,
+            "footer_length": s.footer_length,
+            "rows": s.rows,
+            "first_row": s.first_row,
+        }
+        if stripe_details:
+            footer = orc.stripe_footer(i)
+            entry["writer_timezone"] = footer.writer_timezone
+            entry["streams"] = [
+                {"kind": st.kind_name, "column": st.column, "offset": st.offset, "length": st.length}
+                for st in footer.streams
+            ]
+            encodings = []
+            for column, enc in enumerate(footer.encodings):
+                item: dict[str, Any] = {
+                    "column": column,
+                    "path": nodes[column].path if column < len(nodes) else None,
+                    "kind": enc.kind_name,
+                    # only dictionary encodings have a meaningful size; writers fill in 0 for the rest
+                    "dictionary_size": enc.dictionary_size if enc.kind_name in DICTIONARY_ENCODINGS else None,
+                }
+                if enc.bloom_encoding is not None:
+                    item["bloom_encoding"] = enc.bloom_encoding
+                encodings.append(item)
+            entry["encodings"] = encodings
+        out["stripes"].append(entry)
+    return out
+
+
+def _column_stats(nodes: Sequence[TypeNode], stats: Iterable[Any]) -> list[dict[str, Any]]:
+    rows = []
+    for node, st in zip(nodes, stats, strict=True):
+        values = st.to_dict()
+        values.pop("column_id", None)
+        rows.append({"id": node.column_id, "path": node.path, "type": str(node), **values})
+    return rows
+
+
+def stats_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, include_stripes: bool = True) -> dict[str, Any]:
+    """Collect what ``orcjit stats`` reports about a file.
+
+    Parameters
+    ----------
+    orc : ORCFile
+    stripes : sequence of range, optional
+        Stripes whose statistics to include, as :func:`parse_stripe_selection` returns them; all when ``None``.
+    include_stripes : bool
+        ``False`` for file-level statistics only (the ``stripes`` key is then left out).
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``columns`` holds one dict per column id with the statistics the writer recorded.
+
+    Raises
+    ------
+    OrcError
+        If a selected stripe does not exist or the metadata section holding stripe statistics is corrupt.
+    """
+    nodes = list(orc.schema.walk())
+    out: dict[str, Any] = {
+        "file": orc.source.name,
+        "rows": orc.nrows,
+        "stripe_count": orc.nstripes,
+        "columns": _column_stats(nodes, orc.statistics),
+    }
+    if include_stripes:
+        all_stripes = orc.stripes
+        out["stripes"] = [
+            {
+                "index": i,
+                "first_row": all_stripes[i].first_row,
+                "rows": all_stripes[i].rows,
+                "columns": _column_stats(nodes, orc.stripe_statistics(i)),
+            }
+            for i in _selected_stripes(orc, stripes)
+        ]
+    return out
+
+
+# -- rendering ----------------------------------------------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    # a newline or tab inside a value would break the table's rows and columns
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str) and not value:
+        return '""'  # so that an empty string is not mistaken for a missing value
+    return _escape(str(value))
+
+
+def _shorten(value: Any) -> Any:
+    """A string value cut to ``MAX_CELL`` characters (after escaping) for a table; other values as they are."""
+    if not isinstance(value, str):
+        return value
+    text = _escape(value)
+    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 3] + "..."
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "  ") -> list[str]:
+    """Lay out rows as an aligned text table under underlined headers.
+
+    Parameters
+    ----------
+    headers : sequence of str
+    rows : sequence of sequences
+        Raw values; ``None`` shows as an empty cell, ``bool`` as yes/no, control characters are escaped.
+    indent : str
+        Put before every line.
+
+    Returns
+    -------
+    list of str
+        The lines, without trailing spaces. Columns whose values are all numbers are right-aligned.
+    """
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    numeric = [
+        any(row[i] is not None for row in rows) and all(row[i] is None or _is_number(row[i]) for row in rows)
+        for i in range(len(headers))
+    ]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True)]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return [line(list(headers)), line(["-" * w for w in widths]), *(line(row) for row in cells)]
+
+
+def format_fields(pairs: Sequence[tuple[str, Any]], indent: str = "") -> list[str]:
+    """Lay out ``label: value`` pairs with the values aligned."""
+    width = max((len(label) for label, _ in pairs), default=0) + 1
+    return [f"{indent}{label + ':':<{width}} {_cell(value)}".rstrip() for label, value in pairs]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return _plural(n, "byte")
+    value, unit = float(n), "bytes"
+    for larger in ("KiB", "MiB", "GiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, larger
+    return f"{n} bytes ({value:.1f} {unit})"
+
+
+def _row_range(first_row: int, rows: int) -> str:
+    if rows == 0:
+        return "no rows"
+    span = f"{first_row}-{first_row + rows - 1}" if rows > 1 else str(first_row)
+    return f"{_plural(rows, 'row')} ({span})"
+
+
+def schema_lines(orc: ORCFile) -> list[str]:
+    """The schema as text: the one-line type, then the tree with column ids, field names and types."""
+    nodes = list(orc.schema.walk())
+    with_attributes = any(node.attributes for node in nodes)
+    headers = ["id", "column", "type"] + (["attributes"] if with_attributes else [])
+    rows = []
+    for node in nodes:
+        row: list[Any] = [node.column_id, "  " * _depth(node) + _tree_label(node), _type_label(node)]
+        if with_attributes:
+            row.append(", ".join(f"{k}={v}" for k, v in sorted(node.attributes.items())) or None)
+        rows.append(row)
+    return [
+        *format_fields(
+            [
+                ("File", orc.source.name),
+                ("Type", str(orc.schema)),
+                ("Columns", f"{len(nodes)} (ids 0-{len(nodes) - 1})" if len(nodes) > 1 else "1 (id 0)"),
+            ]
+        ),
+        "",
+        *format_table(headers, rows, indent=""),
+    ]
+
+
+def _file_fact_lines(meta: dict[str, Any], *, with_name: bool = True) -> list[str]:
+    compression = meta["compression"]
+    if compression != "NONE":
+        compression += f", block size {_size(meta['compression_block_size'])}"
+    stride = meta["row_index_stride"]
+    software = meta["software_version"]
+    user_metadata = meta["user_metadata"]
+    named = [("File", meta["file"]), ("Type", meta["type"])] if with_name else []
+    lines = format_fields(
+        [
+            *named,
+            ("Rows", meta["rows"]),
+            ("Stripes", meta["stripe_count"]),
+            ("Columns", meta["column_count"]),
+            ("Compression", compression),
+            ("File version", meta["file_version"]),
+            ("Writer", meta["writer"]),
+            ("Writer version", f"{meta['writer_version']} ({meta['writer_version_number']})"),
+            ("Software version", software if software is not None else "(not recorded)"),
+            ("Row index stride", stride if stride else "0 (no row index)"),
+            ("File size", _size(meta["file_size"])),
+            ("Content length", _size(meta["content_length"])),
+            ("User metadata", _plural(len(user_metadata), "key") if user_metadata else "(none)"),
+        ]
+    )
+    if user_metadata:
+        lines += format_table(["key", "value bytes"], [[key, v["size"]] for key, v in user_metadata.items()])
+    return lines
+
+
+def _stripe_table(meta: dict[str, Any]) -> list[str]:
+    stripes = meta["stripes"]
+    if not stripes:
+        return ["  (none)"]
+    with_tz = any("writer_timezone" in s for s in stripes)
+    headers = ["stripe", "offset", "length", "index", "data", "footer", "rows", "first row"]
+    if with_tz:
+        headers.append("writer timezone")
+    rows = []
+    for s in stripes:
+        row = [s["index"], s["offset"], s["length"], s["index_length"], s["data_length"], s["footer_length"]]
+        row += [s["rows"], s["first_row"]]
+        if with_tz:
+            row.append(s.get("writer_timezone"))
+        rows.append(row)
+    return format_table(headers, rows)
+
+
+def meta_lines(meta: dict[str, Any]) -> list[str]:
+    """Render :func:`meta_data` as text: file facts, a stripe table, then each stripe's streams and encodings."""
+    shown = len(meta["stripes"])
+    title = f"Stripes ({shown} of {meta['stripe_count']})" if shown != meta["stripe_count"] else "Stripes"
+    lines = [*_file_fact_lines(meta), "", f"{title}:", *_stripe_table(meta)]
+    for s in meta["stripes"]:
+        if "streams" not in s:
+            continue
+        lines += [
+            "",
+            f"Stripe {s['index']}: offset {s['offset']}, {_size(s['length'])}, {_row_range(s['first_row'], s['rows'])}"
+            f", writer timezone {s['writer_timezone'] or '(not recorded)'}",
+            f"  Streams ({len(s['streams'])}):",
+            *format_table(
+                ["kind", "column", "offset", "length"],
+                [[st["kind"], st["column"], st["offset"], st["length"]] for st in s["streams"]],
+                indent="    ",
+            ),
+            f"  Encodings ({len(s['encodings'])}):",
+        ]
+        with_bloom = any("bloom_encoding" in e for e in s["encodings"])
+        headers = ["column", "path", "encoding", "dictionary size"] + (["bloom encoding"] if with_bloom else [])
+        rows = []
+        for e in s["encodings"]:
+            row = [e["column"], e["path"] or ("(root)" if e["column"] == 0 else None), e["kind"], e["dictionary_size"]]
+            if with_bloom:
+                row.append(e.get("bloom_encoding"))
+            rows.append(row)
+        lines += format_table(headers, rows, indent="    ")
+    return lines
+
+
+def meta_summary_lines(orc: ORCFile) -> list[str]:
+    """File facts and the stripe layout, without reading any stripe footer (for ``orcjit demo``).
+
+    The file name and type are left out: the demo's schema section has just shown them.
+    """
+    meta = meta_data(orc, stripe_details=False)
+    return [*_file_fact_lines(meta, with_name=False), "", "Stripes:", *_stripe_table(meta)]
+
+
+def _stats_table(columns: Sequence[dict[str, Any]]) -> list[str]:
+    present = [(key, header) for key, header in STAT_COLUMNS if any(key in c for c in columns)]
+    headers = ["id", "path", "type"] + [header for _, header in present]
+    rows = []
+    for c in columns:
+        kind = c["kind"]
+        type_label = kind if kind in COMPOUND_KINDS else c["type"]
+        rows.append([c["id"], c["path"] or "(root)", type_label, *(_shorten(c.get(key)) for key, _ in present)])
+    return format_table(headers, rows)
+
+
+def stats_lines(stats: dict[str, Any]) -> list[str]:
+    """Render :func:`stats_data` as text: a table of file statistics, then one per stripe."""
+    lines = [
+        *format_fields([("File", stats["file"]), ("Rows", stats["rows"]), ("Stripes", stats["stripe_count"])]),
+        "",
+        "File statistics:",
+        *_stats_table(stats["columns"]),
+    ]
+    for s in stats.get("stripes", []):
+        lines += ["", f"Stripe {s['index']} statistics, {_row_range(s['first_row'], s['rows'])}:"]
+        lines += _stats_table(s["columns"])
+    return lines
+
+
+def file_stats_lines(orc: ORCFile) -> list[str]:
+    """File-level statistics as a text table (for ``orcjit demo``)."""
+    return _stats_table(stats_data(orc, include_stripes=False)["columns"])
+
+
+# -- output -------------------------------------------------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    # NaN and infinities are not JSON; strings keep them readable and the output strictly valid
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):  # pandas.Timestamp is a datetime
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    return value
+
+
+def _write_json(out: TextIO, obj: Any) -> None:
+    out.write(json.dumps(_jsonable(obj), indent=2, allow_nan=False, default=str) + "\n")
+
+
+def _write_lines(out: TextIO, lines: Iterable[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    encoding = getattr(out, "encoding", None)
+    if encoding:
+        # a value the terminal's encoding cannot show is printed escaped instead of aborting the listing
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    out.write(text)
+
+
+# -- commands -----------------------------------------------------------------------------------------------------
+
+
+def _cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
+    with ORCFile(args.file) as orc:
+        if args.json:
+            _write_json(out, orc.schema.to_dict())
+        else:
+            _write_lines(out, schema_lines(orc))
+    return 0
+
+
+def _cmd_meta(args: argparse.Namespace, out: TextIO) -> int:
+    with ORCFile(args.file) as orc:
+        meta = meta_data(orc, args.stripes)
+    if args.json:
+        _write_json(out, meta)
+    else:
+        _write_lines(out, meta_lines(meta))
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
+    with ORCFile(args.file) as orc:
+        stats = stats_data(orc, args.stripes, include_stripes=not args.no_stripes)
+    if args.json:
+        _write_json(out, stats)
+    else:
+        _write_lines(out, stats_lines(stats))
+    return 0
+
+
+# Each demo section is a title and a function from an open file to text lines. Later features (reading rows into a
+# DataFrame, pushdown) join the tour by appending a section here.
+DemoSection = tuple[str, Callable[[ORCFile], list[str]]]
+DEMO_SECTIONS: list[DemoSection] = [
+    ("Schema", schema_lines),
+    ("Metadata", meta_summary_lines),
+    ("Statistics", file_stats_lines),
+]
+
+
+def run_demo(
+    source: str | os.PathLike[str] | None, out: TextIO, sections: Sequence[DemoSection] = DEMO_SECTIONS
+) -> None:
+    """Print a tour of an ORC file: each of ``sections`` under a heading.
+
+    Parameters
+    ----------
+    source : str or os.PathLike, optional
+        The file to show; the bundled sample (``orcjit/data/sample.orc``) when ``None``.
+    out : text stream
+    sections : sequence of (title, function)
+        What to show, in order; each function takes the open :class:`ORCFile` and returns lines of text.
+    """
+    if source is None:
+        # as_file gives a real path even when the package is imported from a zip
+        with importlib.resources.as_file(importlib.resources.files("orcjit").joinpath(SAMPLE_RESOURCE)) as path:
+            _write_lines(out, [f"orcjit {__version__} demo: the bundled sample file, made-up taxi trips", ""])
+            run_demo(path, out, sections)
+        return
+    with ORCFile(source) as orc:
+        for i, (title, render) in enumerate(sections):
+            lines = render(orc)
+            _write_lines(out, ([""] if i else []) + [f"== {title} ==", "", *lines])
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    run_demo(args.file, out)
+    return 0
+
+
+# -- the parser ---------------------------------------------------------------------------------------------------
+
+
+def _add_subcommand(
+    subparsers: Any, name: str, summary: str, description: str, examples: str, handler: Callable[..., int]
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        # the raw formatter keeps the example lines as written, so the description is wrapped here
+        description=textwrap.fill(description, HELP_WIDTH),
+        epilog="examples:\n" + examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def _add_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="an ORC file: a local path, or a URL fsspec understands")
+
+
+def _add_json(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--json", action="store_true", help=f"print {what} as one JSON object instead of text")
+
+
+def _add_stripes(parser: Any) -> None:  # an ArgumentParser or a mutually exclusive group of one
+    parser.add_argument(
+        "--stripes",
+        type=parse_stripe_selection,
+        metavar="LIST",
+        help="only these stripes: numbers and inclusive ranges, e.g. 0,2 or 1-3 (default: all)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``orcjit`` argument parser, with one subparser per command."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Look inside Apache ORC files: schema, file and stripe metadata, column statistics.",
+        epilog=(
+            "examples:\n"
+            "  orcjit demo                     tour of the bundled sample file\n"
+            "  orcjit schema data.orc          the type tree with column ids\n"
+            "  orcjit meta data.orc --json     file and stripe layout as JSON\n"
+            "  orcjit stats data.orc --no-stripes\n\n"
+            "Run 'orcjit COMMAND --help' for a command's options."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = _add_subcommand(
+        subparsers,
+        "schema",
+        "print the schema as a tree of columns",
+        "Print the file's schema: the one-line type string, then the type tree with each column's id, field name "
+        "and type. Children of lists, maps and unions show as <element>, <key>, <value> and <variant N>.",
+        "  orcjit schema data.orc\n  orcjit schema data.orc --json | python -m json.tool",
+        _cmd_schema,
+    )
+    _add_file(p)
+    _add_json(p, "the schema tree (id, kind, type, name, children)")
+
+    p = _add_subcommand(
+        subparsers,
+        "meta",
+        "print file metadata and each stripe's streams and encodings",
+        "Print the file's metadata, like ORC's orc-metadata: rows, stripes, compression and block size, file "
+        "version, writer and writer version, software version, row index stride, file size, content length and "
+        "user metadata keys with their value sizes. Then, per stripe: offset, section lengths, rows, writer "
+        "timezone, its streams (kind, column, offset, length) and each column's encoding (kind, dictionary size).",
+        "  orcjit meta data.orc\n  orcjit meta data.orc --stripes 0,2\n  orcjit meta data.orc --json --stripes 1-3",
+        _cmd_meta,
+    )
+    _add_file(p)
+    _add_json(p, "the metadata")
+    _add_stripes(p)
+
+    p = _add_subcommand(
+        subparsers,
+        "stats",
+        "print column statistics of the file and of each stripe",
+        "Print column statistics, like ORC's orc-statistics: for the whole file, then for each stripe, one row per "
+        "column with its id, path, type, count, has null, min, max, sum and, where recorded, string bounds, "
+        "true/false counts, child counts and bytes on disk. Long values are shortened in text; --json shows them "
+        "whole.",
+        "  orcjit stats data.orc\n  orcjit stats data.orc --no-stripes\n  orcjit stats data.orc --stripes 0 --json",
+        _cmd_stats,
+    )
+    _add_file(p)
+    _add_json(p, "the statistics")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--no-stripes", action="store_true", help="file-level statistics only")
+    _add_stripes(group)
+
+    p = _add_subcommand(
+        subparsers,
+        "demo",
+        "tour the bundled sample file: schema, metadata, statistics",
+        "Open the sample file that ships with orcjit (a few thousand made-up taxi trips in several zstd stripes) "
+        "and print its schema, a metadata summary with the stripe layout, and its file-level column statistics. "
+        "Give FILE to take the same tour of another file.",
+        "  orcjit demo\n  orcjit demo data.orc",
+        _cmd_demo,
+    )
+    p.add_argument("file", metavar="FILE", nargs="?", help="an ORC file to show instead of the bundled sample")
+    return parser
+
+
+# -- entry point --------------------------------------------------------------------------------------------------
+
+
+def _error_message(exc: BaseException, path: str | None) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        # OSError's own text reads "[Errno 2] No such file or directory: 'x'"; name the file first instead, and
+        # name the file the user gave when the failing call had none (a read on a directory, say)
+        name = exc.filename if exc.filename is not None else path
+        if isinstance(name, bytes):
+            name = os.fsdecode(name)
+        message = f"{name}: {exc.strerror}" if name is not None else exc.strerror
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(message.split("\n"))
+
+
+def _silence_stdout() -> None:
+    # Whatever is still buffered for the closed pipe would fail again when Python flushes stdout at exit and print
+    # "Exception ignored ... BrokenPipeError"; point the descriptor at /dev/null so that flush goes nowhere.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file descriptor (tests capture stdout in memory): nothing will flush to a pipe
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``orcjit`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; ``sys.argv[1:]`` when ``None``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 1 when the file cannot be read or is not valid ORC (after one
+        ``orcjit: error: ...`` line on stderr), 2 for a usage error (argparse's message on stderr).
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors: argparse has printed what it has to say
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    out = sys.stdout
+    try:
+        status = int(args.handler(args, out))
+        out.flush()  # inside the try, so that a closed pipe is reported here and not at interpreter exit
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except (OrcError, OSError) as exc:
+        print(f"{PROG}: error: {_error_message(exc, getattr(args, 'file', None))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 128 + 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
