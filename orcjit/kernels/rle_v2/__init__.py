@@ -1,0 +1,6 @@
+"""Integer RLE version 2: one module per sub-encoding (short repeat, direct, patched base, delta) and the
+decoder that dispatches runs to them."""
+
+from .decoder import decode_rle_v2, skip_rle_v2
+
+__all__ = ["decode_rle_v2", "skip_rle_v2"]

@@ -1,0 +1,101 @@
+"""RLE v2 patched base: values near a base, with a few outliers patched in.
+
+Four header bytes: ``10 WWWWW L`` ``LLLLLLLL`` ``BBB PPPPP`` ``GGG CCCCC``: value width code W, L + 1 values,
+B + 1 bytes of base, patch width code P, G + 1 bits of patch gap, C patches. Then the base (big-endian,
+sign-magnitude: the top bit is the sign), the values bit-packed at width W, and the patch list: C entries of
+``closest_fixed_bits(gap width + patch width)`` bits, each a gap (from the previous patch) over a patch. A patch's
+bits go above the value's W bits. An entry with gap 255 and patch 0 only extends the gap, for outliers more than
+255 values apart. Each value is ``base + (value | patch << W)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._jit import jit
+from ..bitpack import closest_fixed_bits, decode_width, packed_bytes, read_bits_at, unpack_bits
+from ..status import BAD_PATCH, ERROR_POS, TRUNCATED
+
+U64 = np.uint64
+
+
+@jit(inline=True)
+def _layout(buf, pos):  # type: ignore[no-untyped-def]
+    h0 = buf[pos]
+    h2 = buf[pos + 2]
+    h3 = buf[pos + 3]
+    width = decode_width((h0 >> 1) & 31)
+    n = (((h0 & 1) << 8) | buf[pos + 1]) + 1
+    base_bytes = ((h2 >> 5) & 7) + 1
+    patch_width = decode_width(h2 & 31)
+    gap_width = ((h3 >> 5) & 7) + 1
+    patches = h3 & 31
+    entry_width = closest_fixed_bits(gap_width + patch_width)
+    return width, n, base_bytes, patch_width, gap_width, patches, entry_width
+
+
+@jit(inline=True)
+def skip_patched_base(buf, pos, end, state):  # type: ignore[no-untyped-def]
+    if pos + 4 > end:
+        state[ERROR_POS] = pos
+        return TRUNCATED
+    width, n, base_bytes, _, _, patches, entry_width = _layout(buf, pos)
+    stop = pos + 4 + base_bytes + packed_bytes(n, width) + packed_bytes(patches, entry_width)
+    if stop > end:
+        state[ERROR_POS] = pos
+        return TRUNCATED
+    return stop
+
+
+@jit
+def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
+    """Write the run's values to ``out[offset:]``; return the position after the run.
+
+    ``signed`` does not matter: the base carries the sign and the values are offsets from it.
+    """
+    if pos + 4 > end:
+        state[ERROR_POS] = pos
+        return TRUNCATED
+    width, n, base_bytes, patch_width, gap_width, patches, entry_width = _layout(buf, pos)
+    p = pos + 4
+    if p + base_bytes > end:
+        state[ERROR_POS] = pos
+        return TRUNCATED
+    u = U64(0)
+    for k in range(base_bytes):
+        u = (u << U64(8)) | U64(buf[p + k])
+    sign_bit = U64(1) << U64(base_bytes * 8 - 1)
+    base = -np.int64(u & ~sign_bit) if u & sign_bit else np.int64(u)
+    p += base_bytes
+
+    p = unpack_bits(buf, p, end, width, n, out, offset)
+    if p < 0:
+        state[ERROR_POS] = pos
+        return p
+    patch_end = p + packed_bytes(patches, entry_width)
+    if patch_end > end:
+        state[ERROR_POS] = pos
+        return TRUNCATED
+    if gap_width + patch_width > 64:
+        state[ERROR_POS] = pos
+        return BAD_PATCH
+
+    patch_mask = (U64(1) << U64(patch_width)) - U64(1) if patch_width < 64 else ~U64(0)
+    index = 0
+    for e in range(patches):
+        entry = read_bits_at(buf, end, p * 8 + e * entry_width, entry_width)
+        gap = np.int64(entry >> U64(patch_width)) if patch_width < 64 else np.int64(0)
+        patch = entry & patch_mask
+        index += gap
+        if patch == 0:
+            # no outlier here (a gap of 255 extended), or a zero patch that changes nothing
+            continue
+        if index >= n:
+            state[ERROR_POS] = pos
+            return BAD_PATCH
+        if width < 64:
+            # bits shifted past 64 are zero in any value that fits 64 bits
+            out[offset + index] = np.int64(U64(out[offset + index]) | (patch << U64(width)))
+    for i in range(offset, offset + n):
+        out[i] = base + out[i]
+    return patch_end
