@@ -1,0 +1,621 @@
+"""ORC bloom filters: hashing values as ORC writers do, and testing hashes against BLOOM_FILTER(_UTF8) entries.
+
+Every row group of a column with a bloom filter has one entry: ``k`` (``numHashFunctions``) and a bitset of ``m``
+bits, ``m = 64 * len(longs)``. The bitset is stored as repeated ``fixed64`` longs (``bitset``, the original
+BLOOM_FILTER stream) or as the same longs' little-endian bytes (``utf8bitset``, the BLOOM_FILTER_UTF8 stream that
+ORC-101 introduced). Bit ``p`` is bit ``p & 63`` of long ``p >> 6``.
+
+A value is first reduced to a 64-bit hash:
+
+- string, varchar, char, binary, and decimal (as its canonical string, below): Murmur3 ``hash64`` with seed 104729,
+  the 64-bit variant ORC Java's ``Murmur3.hash64`` and ORC C++'s ``Murmur3::hash64`` implement (8-byte
+  little-endian blocks, one tail block, then ``fmix64``), over the UTF-8 bytes;
+- tinyint, smallint, int, bigint, boolean (0/1), date (days since 1970-01-01) and timestamp (milliseconds, below):
+  Thomas Wang's 64-bit integer hash of the value as a signed long;
+- float and double: the same integer hash of the IEEE-754 bits of the value as a double (floats are widened first);
+  ORC Java canonicalises NaN (``Double.doubleToLongBits``), ORC C++ hashes the raw bits.
+
+The hash splits into ``h1`` (low 32 bits) and ``h2`` (high 32 bits) as signed 32-bit ints; probe ``i`` for
+``i = 1 .. k`` is ``c = h1 + i * h2`` in 32-bit arithmetic, ``~c`` if negative, and sets bit ``c % m``.
+
+Writer behaviour verified against real files (pyarrow 26 / ORC C++ 2.2, pyorc / ORC C++ 2.3, Spark 4 / ORC Java
+2.3), beyond what the specification states:
+
+- decimals hash as their plain string without trailing fractional zeros (``45.40`` as ``"45.4"``, ``100`` as
+  ``"100"``, zero as ``"0"``);
+- timestamps hash as milliseconds since 1970-01-01 of the *wall clock* read as UTC, whatever the writer's time zone;
+  ORC Java and pyorc floor (``floor(ns / 1e6)``), pyarrow (which hands ORC C++ truncated seconds and signed
+  nanoseconds) truncates toward zero, which differs for timestamps before 1970 with a sub-millisecond part;
+  timestamp with local time zone hashes the instant's UTC milliseconds;
+  the BLOOM_FILTER stream ORC Java writes beside BLOOM_FILTER_UTF8 (``orc.bloom.filter.write.version=original``)
+  hashes a timestamp's instant in the writer's time zone instead, as writers before ORC-135 did everywhere;
+- ORC Java never adds booleans (their filters are empty); ORC C++ adds them as 0 and 1;
+- ORC C++ adds wrong hashes for many tinyint values (the writer overwrites the values it later hashes) and for
+  char values shorter than the column (it hashes the unpadded buffer with the padded length);
+- early Hive 1.2 development builds wrote a different message (entry count, fpp and varint longs in fields 1-3;
+  the shared ``over1k_bloom.orc``): read with this module's message it has ``k = 10000`` over 64 bits, which
+  :func:`parse_bloom_filter_index` rejects.
+
+:func:`bloom_filter_reliable` says which (type, writer) pairs a reader may use to skip row groups.
+
+Kernels follow :mod:`orcjit.kernels`: they never raise and never read outside their arrays. A filter test that
+cannot be decided (no bits, ``k <= 0``, ``m`` beyond the bitset) answers True, "maybe".
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._jit import jit
+from .._proto import orc_proto_pb2 as pb
+from ..errors import OrcError
+from ..tail import parse_message
+from .status import BAD_LENGTH
+
+__all__ = [
+    "BLOOM_FILTER",
+    "BLOOM_FILTER_UTF8",
+    "CANONICAL_NAN_BITS",
+    "MAX_HASH_FUNCTIONS",
+    "SEED",
+    "bloom_filter_reliable",
+    "bloom_test",
+    "bloom_test_filters",
+    "bloom_test_many",
+    "decimal_bloom_string",
+    "filters_may_contain",
+    "hash_candidates",
+    "hash_doubles",
+    "hash_longs",
+    "hash_strings",
+    "hash_value",
+    "murmur3_hash64",
+    "parse_bloom_filter_index",
+    "stack_filters",
+    "wang_hash64",
+]
+
+SEED = 104729  # ORC's Murmur3 seed
+CANONICAL_NAN_BITS = 0x7FF8000000000000  # Double.doubleToLongBits(NaN)
+# k is about -log2(fpp); 1024 needs an fpp below 1e-308, so anything above is not a real filter
+MAX_HASH_FUNCTIONS = 1024
+
+# Stream.Kind numbers
+BLOOM_FILTER = 7
+BLOOM_FILTER_UTF8 = 8
+
+_C1 = np.uint64(0x87C37B91114253D5)
+_C2 = np.uint64(0x4CF5AD432745937F)
+_F1 = np.uint64(0xFF51AFD7ED558CCD)
+_F2 = np.uint64(0xC4CEB9FE1A85EC53)
+_M5 = np.uint64(5)
+_N1 = np.uint64(0x52DCE729)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_CANONICAL_NAN = np.int64(CANONICAL_NAN_BITS)
+
+# --------------------------------------------------------------------------------------------------------------------
+# hashes
+
+
+@jit(inline=True)
+def _rotl(x, r):  # type: ignore[no-untyped-def]
+    return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
+
+
+@jit(inline=True)
+def _fmix64(h):  # type: ignore[no-untyped-def]
+    h ^= h >> np.uint64(33)
+    h *= _F1
+    h ^= h >> np.uint64(33)
+    h *= _F2
+    h ^= h >> np.uint64(33)
+    return h
+
+
+@jit(inline=True)
+def _mix_block(k):  # type: ignore[no-untyped-def]
+    k *= _C1
+    k = _rotl(k, 31)
+    return k * _C2
+
+
+@jit
+def murmur3_hash64(buf, start, length, seed):  # type: ignore[no-untyped-def]
+    """ORC's Murmur3 ``hash64`` of ``buf[start:start + length]`` (a ``uint8`` array); a ``uint64``.
+
+    ORC hashes with ``seed = SEED``. The range is clipped to the buffer, so a bad range can give a wrong hash but
+    never a bad read; callers pass ranges inside ``buf``.
+    """
+    n = buf.size
+    if start < 0:
+        start = 0
+    if start > n:
+        start = n
+    if length < 0:
+        length = 0
+    if length > n - start:
+        length = n - start
+    h = np.uint64(seed)
+    nblocks = length >> 3
+    for b in range(nblocks):
+        p = start + (b << 3)
+        k = np.uint64(0)
+        for j in range(8):
+            k |= np.uint64(buf[p + j]) << np.uint64(8 * j)
+        h ^= _mix_block(k)
+        h = _rotl(h, 27) * _M5 + _N1
+    tail = length & 7
+    if tail:
+        p = start + (nblocks << 3)
+        k = np.uint64(0)
+        for j in range(tail):
+            k |= np.uint64(buf[p + j]) << np.uint64(8 * j)
+        h ^= _mix_block(k)
+    h ^= np.uint64(length)
+    return _fmix64(h)
+
+
+@jit
+def wang_hash64(x):  # type: ignore[no-untyped-def]
+    """Thomas Wang's 64-bit integer hash of the signed long ``x`` (arithmetic shifts, wrapping); a ``uint64``."""
+    key = np.int64(x)
+    key = (~key) + (key << 21)
+    key = key ^ (key >> 24)
+    key = (key + (key << 3)) + (key << 8)
+    key = key ^ (key >> 14)
+    key = (key + (key << 2)) + (key << 4)
+    key = key ^ (key >> 28)
+    key = key + (key << 31)
+    return np.uint64(key)
+
+
+@jit
+def hash_strings(data, offsets, out):  # type: ignore[no-untyped-def]
+    """Murmur3 ``hash64`` (seed ``SEED``) of each ``data[offsets[i]:offsets[i + 1]]`` into ``out[i]`` (``uint64``).
+
+    ``data`` is ``uint8`` and ``offsets`` int32 or int64 with one more entry than values, as in an Arrow string or
+    binary array. Returns the number of values, or ``BAD_LENGTH`` if the offsets decrease or leave ``data``, or
+    ``out`` is too short.
+    """
+    n = offsets.size - 1
+    if n < 0:
+        return 0
+    if out.size < n:
+        return BAD_LENGTH
+    for i in range(n):
+        s = np.int64(offsets[i])
+        e = np.int64(offsets[i + 1])
+        if s < 0 or e < s or e > data.size:
+            return BAD_LENGTH
+        out[i] = murmur3_hash64(data, s, e - s, SEED)
+    return n
+
+
+@jit
+def hash_longs(values, out):  # type: ignore[no-untyped-def]
+    """Thomas Wang's hash of each integer of ``values`` (any integer dtype, taken as a signed long) into ``out``.
+
+    Returns the number of values hashed (``min`` of the two sizes).
+    """
+    n = min(values.size, out.size)
+    for i in range(n):
+        out[i] = wang_hash64(np.int64(values[i]))
+    return n
+
+
+@jit
+def hash_doubles(values, out):  # type: ignore[no-untyped-def]
+    """The hash ORC Java adds for each float or double of ``values``: Wang's hash of the value's bits as a double.
+
+    float32 values are widened to double first; every NaN hashes as the canonical NaN (``doubleToLongBits``).
+    Returns the number of values hashed.
+    """
+    n = min(values.size, out.size)
+    scratch = np.empty(1, dtype=np.float64)
+    bits = scratch.view(np.int64)
+    for i in range(n):
+        v = np.float64(values[i])
+        if v != v:
+            out[i] = wang_hash64(_CANONICAL_NAN)
+        else:
+            scratch[0] = v
+            out[i] = wang_hash64(bits[0])
+    return n
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# filter tests
+
+
+@jit(inline=True)
+def _probe_all(bits, num_bits, k, h):  # type: ignore[no-untyped-def]
+    """True if every one of the ``k`` probes of ``h`` finds its bit set; the caller has checked the arguments."""
+    hh = np.uint64(h)
+    h1 = np.int64(hh & _MASK32)
+    h2 = np.int64(hh >> np.uint64(32))
+    if h1 >= 0x80000000:
+        h1 -= 0x100000000
+    if h2 >= 0x80000000:
+        h2 -= 0x100000000
+    for i in range(1, k + 1):
+        c = (h1 + i * h2) & 0xFFFFFFFF
+        if c >= 0x80000000:
+            # negative as a 32-bit int: flip every bit, which gives 0 .. 2**31 - 1
+            c = 0xFFFFFFFF - c
+        pos = c % num_bits
+        word = np.uint64(bits[pos >> 6])
+        if ((word >> np.uint64(pos & 63)) & np.uint64(1)) == 0:
+            return False
+    return True
+
+
+@jit(inline=True)
+def _decidable(bits, num_bits, k):  # type: ignore[no-untyped-def]
+    return k > 0 and num_bits > 0 and num_bits <= 64 * bits.size
+
+
+@jit
+def bloom_test(bits, num_bits, k, hash64):  # type: ignore[no-untyped-def]
+    """False if the value hashing to ``hash64`` is certainly not in the filter; True ("maybe") otherwise.
+
+    ``bits`` holds the filter's longs (``uint64``), ``num_bits`` is ``m`` (``64 * bits.size`` for every ORC
+    writer), ``k`` the number of hash functions. A filter that cannot be decided answers True.
+    """
+    if not _decidable(bits, num_bits, k):
+        return True
+    return _probe_all(bits, num_bits, k, hash64)
+
+
+@jit
+def bloom_test_many(bits, num_bits, k, hashes, out):  # type: ignore[no-untyped-def]
+    """``out[j] = bloom_test(bits, num_bits, k, hashes[j])``; returns how many hashes may be present."""
+    n = min(hashes.size, out.size)
+    if not _decidable(bits, num_bits, k):
+        for j in range(n):
+            out[j] = True
+        return n
+    count = 0
+    for j in range(n):
+        r = _probe_all(bits, num_bits, k, hashes[j])
+        out[j] = r
+        if r:
+            count += 1
+    return count
+
+
+@jit
+def bloom_test_filters(bits2d, num_bits, ks, hashes, out):  # type: ignore[no-untyped-def]
+    """Test hashes against many filters at once: ``out[f]`` is True if any of ``hashes`` may be in filter ``f``.
+
+    ``bits2d`` is ``[n_filters, n_longs]`` (``uint64``, shorter filters padded with zeros), ``num_bits`` and ``ks``
+    give each filter's ``m`` and ``k``, as :func:`stack_filters` builds them. One hash answers "may the value be in
+    this row group"; several answer it for an IN list or for the candidates of :func:`hash_candidates`. Returns the
+    number of filters that may hold a value.
+    """
+    nf = min(bits2d.shape[0], num_bits.size, ks.size, out.size)
+    count = 0
+    for f in range(nf):
+        row = bits2d[f]
+        m = np.int64(num_bits[f])
+        k = np.int64(ks[f])
+        hit = True
+        if _decidable(row, m, k):
+            hit = False
+            for j in range(hashes.size):
+                if _probe_all(row, m, k, hashes[j]):
+                    hit = True
+                    break
+        out[f] = hit
+        if hit:
+            count += 1
+    return count
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# reading filters
+
+
+def parse_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> list[tuple[int, np.ndarray]]:
+    """The entries of a decompressed BLOOM_FILTER or BLOOM_FILTER_UTF8 stream: one ``(k, longs)`` per row group.
+
+    ``longs`` is a ``uint64`` array, ``m = 64 * longs.size``; ``utf8bitset`` bytes are read as little-endian longs,
+    the legacy ``bitset`` field as is (an entry with both uses ``utf8bitset``).
+
+    Raises
+    ------
+    OrcError
+        If the bytes are not a BloomFilterIndex message, or an entry has no bits, a ``utf8bitset`` that is not whole
+        longs, or a ``k`` outside ``1 .. min(m, MAX_HASH_FUNCTIONS)`` (the early Hive layout of ``over1k_bloom.orc``
+        reads as ``k = 10000`` over 64 bits). A reader treats such a stream as "maybe" for every row group.
+    """
+    index = parse_message(pb.BloomFilterIndex, bytes(raw), what)
+    entries: list[tuple[int, np.ndarray]] = []
+    for i, entry in enumerate(index.bloomFilter):
+        k = int(entry.numHashFunctions)
+        if entry.HasField("utf8bitset") and len(entry.utf8bitset) > 0:
+            data = bytes(entry.utf8bitset)
+            if len(data) % 8:
+                raise OrcError(f"{what}: entry {i} has a utf8bitset of {len(data)} bytes, not whole 8-byte longs")
+            bits = np.frombuffer(data, dtype="<u8").astype(np.uint64)
+        else:
+            bits = np.array(entry.bitset, dtype=np.uint64)
+        num_bits = 64 * bits.size
+        if num_bits == 0:
+            raise OrcError(f"{what}: entry {i} has an empty bitset")
+        if not 1 <= k <= min(num_bits, MAX_HASH_FUNCTIONS):
+            raise OrcError(f"{what}: entry {i} has {k} hash functions for {num_bits} bits; not a filter ORC writes")
+        entries.append((k, bits))
+    return entries
+
+
+def stack_filters(entries: Sequence[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(bits2d, num_bits, ks)`` for :func:`bloom_test_filters` from ``(k, longs)`` entries (e.g. every row group
+    of a column across stripes). Filters of different sizes are padded with zeros; each keeps its own ``m``."""
+    n = len(entries)
+    width = max((bits.size for _, bits in entries), default=0)
+    bits2d = np.zeros((n, width), dtype=np.uint64)
+    num_bits = np.zeros(n, dtype=np.int64)
+    ks = np.zeros(n, dtype=np.int64)
+    for f, (k, bits) in enumerate(entries):
+        bits2d[f, : bits.size] = bits
+        num_bits[f] = 64 * bits.size
+        ks[f] = k
+    return bits2d, num_bits, ks
+
+
+def filters_may_contain(stacked: tuple[np.ndarray, np.ndarray, np.ndarray], hashes: Sequence[int] | None) -> np.ndarray:
+    """Per filter of ``stacked`` (from :func:`stack_filters`): may any of ``hashes`` be present?
+
+    ``hashes=None`` (what :func:`hash_candidates` answers for a value no filter can rule out) gives all True.
+    """
+    bits2d, num_bits, ks = stacked
+    out = np.ones(bits2d.shape[0], dtype=np.bool_)
+    if hashes is None:
+        return out
+    h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes], dtype=np.uint64)
+    bloom_test_filters(bits2d, num_bits, ks, h, out)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# hashing one value by ORC type
+
+_STRING_KINDS = frozenset({"string", "varchar", "char", "binary"})
+_INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
+_FLOAT_KINDS = frozenset({"float", "double"})
+_TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
+_EPOCH_DATE = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1)
+_NS_PER_UNIT = {"W": 604_800 * 10**9, "D": 86_400 * 10**9, "h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9}
+_NS_PER_UNIT.update({"ms": 10**6, "us": 10**3, "ns": 1})
+_DECIMAL_CONTEXT = decimal.Context(prec=100)
+
+
+def _signed64(x: int) -> int:
+    x &= 0xFFFFFFFFFFFFFFFF
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _murmur(data: bytes) -> int:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    return int(murmur3_hash64(buf, 0, buf.size, SEED))
+
+
+def _wang(x: int) -> int:
+    return int(wang_hash64(np.int64(_signed64(x))))
+
+
+def _as_int(value: Any, kind: str) -> int:
+    if isinstance(value, bool | np.bool_):
+        return int(value)
+    if isinstance(value, decimal.Decimal):
+        integral = value.is_finite() and value == value.to_integral_value()
+    elif isinstance(value, float | np.floating):
+        integral = math.isfinite(value) and float(value).is_integer()
+    else:
+        integral = isinstance(value, int | np.integer)
+    if not integral:
+        raise OrcError(f"cannot hash {value!r} as a {kind} bloom filter value")
+    v = int(value)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise OrcError(f"{kind} value {v} does not fit in a long")
+    return v
+
+
+def _double_bits(value: float) -> int:
+    return int(struct.unpack("<q", struct.pack("<d", value))[0])
+
+
+def _as_double(value: Any, kind: str) -> float:
+    numeric = isinstance(value, int | float | np.integer | np.floating | decimal.Decimal)
+    if not numeric or isinstance(value, bool | np.bool_):
+        raise OrcError(f"cannot hash {value!r} as a {kind} bloom filter value")
+    try:
+        v = float(value)
+    except (OverflowError, ValueError):  # an int beyond double range, a signalling NaN decimal
+        raise OrcError(f"cannot hash {value!r} as a {kind} bloom filter value") from None
+    if kind == "float":
+        with np.errstate(over="ignore"):
+            v = float(np.float32(v))  # the stored value is a float32, widened to double when hashed
+    return v
+
+
+def decimal_bloom_string(value: Any) -> str:
+    """The string ORC writers hash for a decimal: plain digits without trailing fractional zeros.
+
+    ``Decimal("45.40")`` gives ``"45.4"``, ``Decimal("1E+2")`` gives ``"100"``, any zero gives ``"0"``.
+    """
+    if isinstance(value, float | np.floating):
+        value = repr(float(value))
+    try:
+        d = decimal.Decimal(value) if not isinstance(value, decimal.Decimal) else value
+    except (decimal.InvalidOperation, TypeError, ValueError):
+        raise OrcError(f"cannot hash {value!r} as a decimal bloom filter value") from None
+    if not d.is_finite():
+        raise OrcError(f"cannot hash {value!r} as a decimal bloom filter value")
+    if d.is_zero():
+        return "0"
+    return format(d.normalize(_DECIMAL_CONTEXT), "f")
+
+
+def _days(value: Any) -> int:
+    if isinstance(value, datetime.datetime):
+        if value.time() != datetime.time(0) or value.tzinfo is not None:
+            raise OrcError(f"date value {value!r} has a time of day or a time zone")
+        value = value.date()
+    if isinstance(value, datetime.date):
+        return (value - _EPOCH_DATE).days
+    if isinstance(value, np.datetime64):
+        if np.isnat(value):
+            raise OrcError("cannot hash NaT as a date bloom filter value")
+        return int(value.astype("datetime64[D]").astype(np.int64))
+    return _as_int(value, "date")
+
+
+def _timestamp_ns(value: Any, kind: str) -> int:
+    """Nanoseconds since 1970-01-01 of the wall clock (``timestamp``) or the UTC instant (with local time zone)."""
+    if isinstance(value, np.datetime64):
+        if np.isnat(value):
+            raise OrcError(f"cannot hash NaT as a {kind} bloom filter value")
+        unit, count = np.datetime_data(value.dtype)
+        if unit not in _NS_PER_UNIT:
+            value = value.astype("datetime64[D]")
+            unit, count = "D", 1
+        return int(value.astype(np.int64)) * count * _NS_PER_UNIT[unit]
+    if isinstance(value, datetime.datetime):
+        nanos = int(getattr(value, "nanosecond", 0) or 0)  # pandas.Timestamp
+        if value.tzinfo is not None:
+            offset = value.utcoffset()
+            value = value.replace(tzinfo=None) - (offset or datetime.timedelta(0))
+        micros = (value - _EPOCH) // datetime.timedelta(microseconds=1)
+        return micros * 1000 + nanos
+    if isinstance(value, datetime.date):
+        return (value - _EPOCH_DATE).days * 86_400 * 10**9
+    return _as_int(value, kind)
+
+
+def _timestamp_millis(value: Any, kind: str) -> tuple[int, int]:
+    """(floor, truncated) milliseconds of a timestamp value."""
+    ns = _timestamp_ns(value, kind)
+    floor = ns // 10**6
+    trunc = floor + 1 if ns < 0 and ns % 10**6 else floor
+    return floor, trunc
+
+
+def hash_value(value: Any, kind: str) -> int:
+    """The 64-bit hash (as an unsigned int) ORC Java adds to a bloom filter for ``value`` in a column of ``kind``.
+
+    ``kind`` is an ORC type name as :class:`orcjit.schema.TypeNode` gives it. Values:
+
+    - string, varchar, char: ``str`` (hashed as UTF-8) or bytes; char values are hashed exactly as given;
+    - binary: bytes-like (a ``str`` is taken as UTF-8);
+    - tinyint .. bigint, boolean: integers; date: ``datetime.date``, ``numpy.datetime64`` or days since 1970;
+    - float, double: numbers; a float column's value is rounded to float32 first; NaN hashes as the canonical NaN;
+    - decimal: ``decimal.Decimal``, int, str (or float, through its repr), hashed by :func:`decimal_bloom_string`;
+    - timestamp: the wall clock, as a naive ``datetime``/``pandas.Timestamp``, ``numpy.datetime64`` or int
+      nanoseconds since 1970 (an aware datetime is taken at its UTC wall clock), hashed as floor milliseconds;
+      timestamp with local time zone: the instant (naive values are taken as UTC).
+
+    :func:`hash_candidates` gives every hash some writer may have added; pushdown should test those.
+
+    Raises
+    ------
+    OrcError
+        If ``kind`` has no bloom filter (compound types) or ``value`` cannot be a value of ``kind``.
+    """
+    if kind in _STRING_KINDS:
+        if isinstance(value, str):
+            return _murmur(value.encode("utf-8"))
+        if isinstance(value, bytes | bytearray | memoryview | np.bytes_):
+            return _murmur(bytes(value))
+        raise OrcError(f"cannot hash {value!r} as a {kind} bloom filter value")
+    if kind in _INTEGER_KINDS:
+        return _wang(_as_int(value, kind))
+    if kind == "boolean":
+        if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and int(value) in (0, 1)):
+            return _wang(int(value))
+        raise OrcError(f"cannot hash {value!r} as a boolean bloom filter value")
+    if kind == "date":
+        return _wang(_days(value))
+    if kind in _FLOAT_KINDS:
+        v = _as_double(value, kind)
+        return _wang(CANONICAL_NAN_BITS if math.isnan(v) else _double_bits(v))
+    if kind == "decimal":
+        return _murmur(decimal_bloom_string(value).encode("ascii"))
+    if kind in _TIMESTAMP_KINDS:
+        return _wang(_timestamp_millis(value, kind)[0])
+    raise OrcError(f"columns of type {kind} have no bloom filter")
+
+
+def hash_candidates(value: Any, kind: str) -> tuple[int, ...] | None:
+    """Every hash a writer may have added for a value equal to ``value``, or None if no filter can rule it out.
+
+    - float/double zero gives the hashes of both ``0.0`` and ``-0.0`` (equal values with different bits);
+    - NaN gives None: ORC C++ hashes a NaN's raw bits, and a NaN can carry any payload;
+    - a timestamp before 1970 with a sub-millisecond part gives both its floor (ORC Java, pyorc) and truncated
+      (pyarrow) milliseconds;
+    - anything else gives ``(hash_value(value, kind),)``.
+
+    A row group may hold the value if any candidate tests positive; see :func:`filters_may_contain`.
+    """
+    if kind in _FLOAT_KINDS:
+        v = _as_double(value, kind)
+        if math.isnan(v):
+            return None
+        if v == 0.0:
+            return (_wang(_double_bits(0.0)), _wang(_double_bits(-0.0)))
+        return (_wang(_double_bits(v)),)
+    if kind in _TIMESTAMP_KINDS:
+        floor, trunc = _timestamp_millis(value, kind)
+        return (_wang(floor),) if floor == trunc else (_wang(floor), _wang(trunc))
+    return (hash_value(value, kind),)
+
+
+# --------------------------------------------------------------------------------------------------------------------
+# which filters to trust
+
+_SPEC_KINDS = _INTEGER_KINDS | _FLOAT_KINDS | frozenset({"string", "varchar", "binary"})
+_VERIFIED_KINDS = _SPEC_KINDS | frozenset({"date", "decimal", "timestamp", "timestamp with local time zone"})
+_ORC_101 = 5  # PostScript.writerVersion from which strings are hashed as UTF-8
+_ORC_135 = 6  # ... from which timestamps are hashed as UTC wall-clock milliseconds
+
+
+def bloom_filter_reliable(kind: str, writer: str, writer_version: int, stream_kind: int = BLOOM_FILTER_UTF8) -> bool:
+    """May a reader skip a row group whose bloom filter rules a value out, for this column type and writer?
+
+    ``writer`` is :attr:`orcjit.ORCFile.writer` (``ORC_JAVA``, ``ORC_CPP``, ...), ``writer_version`` the
+    PostScript's ``writerVersion`` number, ``stream_kind`` 7 (BLOOM_FILTER) or 8 (BLOOM_FILTER_UTF8). False for:
+
+    - booleans, except from ORC C++ (ORC Java never adds them, so its filters are empty);
+    - tinyint from ORC C++ (the writer hashes wrong values for many of them);
+    - char from any writer (ORC C++ hashes wrong bytes for values shorter than the column; no ORC Java char
+      filter has been checked);
+    - strings, char, varchar and binary in BLOOM_FILTER streams of writers before ORC-101 (platform charset);
+    - timestamps in BLOOM_FILTER streams and from writers before ORC-135 (writer-local milliseconds), decimals
+      from writers before ORC-101;
+    - from writers other than ORC Java and ORC C++, anything beyond the types the specification describes
+      (integers, float, double, string, varchar, binary);
+    - compound types, which have no filters.
+    """
+    if writer not in ("ORC_JAVA", "ORC_CPP"):
+        if kind in ("string", "varchar", "binary") and stream_kind == BLOOM_FILTER and writer_version < _ORC_101:
+            return False
+        return kind in _SPEC_KINDS
+    if kind == "boolean":
+        return writer == "ORC_CPP"
+    if kind == "char" or (writer == "ORC_CPP" and kind == "tinyint"):
+        return False
+    if kind in ("string", "varchar", "binary"):
+        return stream_kind == BLOOM_FILTER_UTF8 or writer_version >= _ORC_101
+    if kind in _TIMESTAMP_KINDS:
+        return stream_kind == BLOOM_FILTER_UTF8 and writer_version >= _ORC_135
+    if kind == "decimal":
+        return writer_version >= _ORC_101
+    return kind in _VERIFIED_KINDS
