@@ -103,9 +103,7 @@ def read_tail(source: ByteSource) -> FileTail:
     ps_raw = buf[len(buf) - 1 - ps_len : len(buf) - 1]
     ps = parse_message(pb.PostScript, ps_raw, f"{name}: PostScript at offset {ps_offset}")
     if ps.magic != "ORC" and source.read(0, len(HEADER)) != HEADER:
-        raise OrcError(
-            f"{name}: not an ORC file (no 'ORC' magic in the PostScript at offset {ps_offset} or header)"
-        )
+        raise OrcError(f"{name}: not an ORC file (no 'ORC' magic in the PostScript at offset {ps_offset} or header)")
     version = list(ps.version)
     if version and version[0] != 0:
         raise OrcError(
