@@ -91,8 +91,9 @@ class ColumnStatistics:
 
 
 def _timestamp(millis: int, nanos_plus_one: int | None, utc: bool) -> pd.Timestamp | None:
-    # the nanos field holds the sub-millisecond part plus one, so that 0 can mean "not recorded"
-    nanos = millis * 1_000_000 + (nanos_plus_one - 1 if nanos_plus_one else 0)
+    # the nanos field holds the sub-millisecond nanoseconds plus one; writers leave it out when it would be 1 for a
+    # minimum, and readers take a missing maximum as 999999 ns (passed in as 1_000_000) so the bound stays a bound
+    nanos = millis * 1_000_000 + (nanos_plus_one - 1 if nanos_plus_one is not None else 0)
     try:
         return pd.Timestamp(nanos, unit="ns", tz="UTC" if utc else None)
     except (OverflowError, ValueError):
@@ -173,13 +174,13 @@ def decode_statistics(msg: Any, node: TypeNode) -> ColumnStatistics:
         stats.maximum = _date(s.maximum) if s.HasField("maximum") else None
     elif kind in TIMESTAMP_KINDS and msg.HasField("timestampStatistics"):
         s = msg.timestampStatistics
-        # Only the UTC fields (ORC-135) are decoded: the older fields were shifted by the writer's local time
-        # zone, which the file does not record, so no reader can turn them back into values.
+        # Only the UTC fields (ORC-135) are decoded. The older fields were shifted by the writer's local time zone,
+        # which only stripe footers record (and file-level statistics cannot use), so they stay undecoded here.
         utc = kind == "timestamp with local time zone"
         if s.HasField("minimumUtc"):
             stats.minimum = _timestamp(s.minimumUtc, s.minimumNanos if s.HasField("minimumNanos") else None, utc)
         if s.HasField("maximumUtc"):
-            stats.maximum = _timestamp(s.maximumUtc, s.maximumNanos if s.HasField("maximumNanos") else None, utc)
+            stats.maximum = _timestamp(s.maximumUtc, s.maximumNanos if s.HasField("maximumNanos") else 1_000_000, utc)
     elif kind in ("array", "map") and msg.HasField("collectionStatistics"):
         s = msg.collectionStatistics
         stats.min_children = s.minChildren if s.HasField("minChildren") else None
