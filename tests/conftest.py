@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# shared/ sits beside the repository on developer machines and in CI
-EXAMPLES = ROOT.parent / "shared" / "orc-examples"
+# shared/ sits beside the repository on developer machines and in CI; ORCJIT_EXAMPLES points elsewhere
+EXAMPLES = Path(os.environ.get("ORCJIT_EXAMPLES", ROOT.parent / "shared" / "orc-examples"))
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.orc"))
 
 
@@ -20,4 +21,7 @@ def example_file(request: pytest.FixtureRequest) -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     if not EXAMPLE_FILES:
-        raise pytest.UsageError(f"no ORC example files found in {EXAMPLES}; shared/ must sit beside the repository")
+        raise pytest.UsageError(
+            f"no ORC example files found in {EXAMPLES}; shared/ must sit beside the repository "
+            "(or set ORCJIT_EXAMPLES to the folder)"
+        )
