@@ -25,3 +25,27 @@ def pytest_configure(config: pytest.Config) -> None:
             f"no ORC example files found in {EXAMPLES}; shared/ must sit beside the repository "
             "(or set ORCJIT_EXAMPLES to the folder)"
         )
+
+
+@pytest.fixture(scope="session")
+def spark():  # type: ignore[no-untyped-def]
+    """One local Spark session (ORC Java writer and reader) for the whole test run.
+
+    The JVM and the session run in America/Los_Angeles, so that files Spark writes record a writer time zone
+    other than UTC (the case that exposes time zone mistakes). A test that needs another session time zone sets
+    ``spark.sql.session.timeZone`` itself and restores it.
+    """
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("orcjit-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.extraJavaOptions", "-Duser.timezone=America/Los_Angeles")
+        .config("spark.sql.session.timeZone", "America/Los_Angeles")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

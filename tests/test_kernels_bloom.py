@@ -13,7 +13,6 @@ import datetime
 import decimal
 import math
 import random
-import shutil
 import struct
 import zoneinfo
 from pathlib import Path
@@ -769,28 +768,6 @@ def test_over1k_early_layout_confirms_murmur3_hash64() -> None:
 
 
 # -- Spark (ORC Java) ------------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def spark() -> Any:
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("no java for Spark")
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[1]")
-        .appName("orcjit-bloom-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "1")
-        # a writer time zone other than UTC: timestamps must still hash their wall clock
-        .config("spark.sql.session.timeZone", "America/Los_Angeles")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=America/Los_Angeles")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="module")

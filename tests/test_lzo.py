@@ -400,7 +400,6 @@ def orc_proto():  # type: ignore[no-untyped-def]
     return None  # pragma: no cover
 
 
-@pytest.mark.skipif(not LZO_FILE.exists(), reason="shared ORC examples are not present")
 def test_real_lzo_file() -> None:
     pb = orc_proto()
     data = LZO_FILE.read_bytes()
