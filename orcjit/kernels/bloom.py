@@ -104,12 +104,12 @@ _CANONICAL_NAN = np.int64(CANONICAL_NAN_BITS)
 # hashes
 
 
-@jit(inline=True)
+@jit
 def _rotl(x, r):  # type: ignore[no-untyped-def]
     return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
 
 
-@jit(inline=True)
+@jit
 def _fmix64(h):  # type: ignore[no-untyped-def]
     h ^= h >> np.uint64(33)
     h *= _F1
@@ -119,7 +119,7 @@ def _fmix64(h):  # type: ignore[no-untyped-def]
     return h
 
 
-@jit(inline=True)
+@jit
 def _mix_block(k):  # type: ignore[no-untyped-def]
     k *= _C1
     k = _rotl(k, 31)
@@ -234,7 +234,7 @@ def hash_doubles(values, out):  # type: ignore[no-untyped-def]
 # filter tests
 
 
-@jit(inline=True)
+@jit
 def _probe_all(bits, num_bits, k, h):  # type: ignore[no-untyped-def]
     """True if every one of the ``k`` probes of ``h`` finds its bit set; the caller has checked the arguments."""
     hh = np.uint64(h)
@@ -256,7 +256,7 @@ def _probe_all(bits, num_bits, k, h):  # type: ignore[no-untyped-def]
     return True
 
 
-@jit(inline=True)
+@jit
 def _decidable(bits, num_bits, k):  # type: ignore[no-untyped-def]
     return k > 0 and num_bits > 0 and num_bits <= 64 * bits.size
 

@@ -22,7 +22,7 @@ The next call must therefore pass the same stream bytes with ``pos`` = the posit
 Errors: TRUNCATED with ``state[ERROR_POS]`` = the run's header when a run's byte is missing, or the offset of the
 first missing byte (the header itself, or a literal byte) otherwise; BAD_LENGTH for an impossible ``pos``,
 ``end``, ``start`` or ``count``. Header parsing is written out in each kernel rather than shared through a helper:
-a helper taking ``buf``, even one compiled inline, costs an NRT incref/decref pair per group (see
+a helper taking ``buf`` costs an NRT incref/decref pair per group (see
 :func:`orcjit.kernels.varint.read_uvarint`), which is more than a short group takes to decode.
 """
 

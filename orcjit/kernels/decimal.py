@@ -184,7 +184,7 @@ def decode_decimal64_varints(buf, pos, end, out, start, count, state):
 # -- 128-bit helpers over (high, low) uint64 magnitudes ----------------------------------------------------------
 
 
-@jit(inline=True)
+@jit
 def _mul_small(high, low, m):
     """(high, low) * m for m < 2**32: the product's lanes and whether it passed 128 bits."""
     p = (low & _MASK32) * m
@@ -199,7 +199,7 @@ def _mul_small(high, low, m):
     return (r3 << np.uint64(32)) | r2, (r1 << np.uint64(32)) | r0, carry != _ZERO
 
 
-@jit(inline=True)
+@jit
 def _div_small(high, low, d):
     """(high, low) // d and (high, low) % d for 0 < d < 2**32."""
     s = np.uint64(32)
@@ -218,7 +218,7 @@ def _div_small(high, low, d):
     return (q3 << s) | q2, (q1 << s) | q0, r
 
 
-@jit(inline=True)
+@jit
 def _rescale_magnitude(high, low, diff, round_half_up):
     """Multiply (high, low) by 10**diff (diff > 0) or divide it by 10**-diff (diff < 0, truncating or rounding half up).
 

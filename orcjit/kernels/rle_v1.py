@@ -25,7 +25,7 @@ Errors, with ``state[ERROR_POS]``: TRUNCATED at the run's header when its delta 
 the varint (or missing header) where the bytes end; VARINT_TOO_LONG at the run's header or the literal varint;
 BAD_LENGTH for an impossible ``pos``, ``end``, ``start`` or ``count``. Every header byte is valid, so no
 BAD_HEADER. The varint loops are written out in place rather than calling ``read_uvarint``: a helper taking
-``buf``, even one compiled inline, costs an NRT incref/decref pair per use (see
+``buf`` costs an NRT incref/decref pair per use (see
 :func:`orcjit.kernels.varint.read_uvarint`), more than decoding a short varint.
 """
 

@@ -70,12 +70,12 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 # xxHash64
 
 
-@jit(inline=True)
+@jit
 def _rotl(x, r):  # type: ignore[no-untyped-def]
     return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
 
 
-@jit(inline=True)
+@jit
 def _read64(buf, p):  # type: ignore[no-untyped-def]
     v = np.uint64(0)
     for j in range(8):
@@ -83,7 +83,7 @@ def _read64(buf, p):  # type: ignore[no-untyped-def]
     return v
 
 
-@jit(inline=True)
+@jit
 def _read32(buf, p):  # type: ignore[no-untyped-def]
     v = np.uint64(0)
     for j in range(4):
@@ -91,17 +91,17 @@ def _read32(buf, p):  # type: ignore[no-untyped-def]
     return v
 
 
-@jit(inline=True)
+@jit
 def _round(acc, lane):  # type: ignore[no-untyped-def]
     return _rotl(acc + lane * _P2, 31) * _P1
 
 
-@jit(inline=True)
+@jit
 def _merge(acc, v):  # type: ignore[no-untyped-def]
     return (acc ^ _round(np.uint64(0), v)) * _P1 + _P4
 
 
-@jit(inline=True)
+@jit
 def _avalanche(acc):  # type: ignore[no-untyped-def]
     acc ^= acc >> np.uint64(33)
     acc *= _P2
@@ -165,7 +165,7 @@ def xxhash64(buf, start, length, seed):  # type: ignore[no-untyped-def]
     return _avalanche(acc)
 
 
-@jit(inline=True)
+@jit
 def _xxhash64_u32(v):  # type: ignore[no-untyped-def]
     """XXH64, seed 0, of the 4 little-endian bytes of the unsigned 32-bit value ``v`` (a ``uint64`` < 2**32)."""
     acc = _P5 + np.uint64(4)
@@ -174,7 +174,7 @@ def _xxhash64_u32(v):  # type: ignore[no-untyped-def]
     return _avalanche(acc)
 
 
-@jit(inline=True)
+@jit
 def _xxhash64_u64(v):  # type: ignore[no-untyped-def]
     """XXH64, seed 0, of the 8 little-endian bytes of the ``uint64`` ``v``."""
     acc = _P5 + np.uint64(8)
@@ -268,7 +268,7 @@ def hash_plain(values: object) -> np.ndarray:
 # split-block Bloom filter
 
 
-@jit(inline=True)
+@jit
 def block_index(h, num_blocks):  # type: ignore[no-untyped-def]
     """The block a hash falls in: ``((h >> 32) * z) >> 32`` for ``z = num_blocks``."""
     return np.int64(((np.uint64(h) >> np.uint64(32)) * np.uint64(num_blocks)) >> np.uint64(32))

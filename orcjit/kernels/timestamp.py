@@ -48,7 +48,7 @@ _SECONDS_BOUND = 1 << 62
 _ZEROS_SCALE = np.array([1, 100, 1000, 10**4, 10**5, 10**6, 10**7, 10**8], dtype=np.int64)
 
 
-@jit(inline=True)
+@jit
 def _nanos(encoded):
     """Nanoseconds from one SECONDARY value (any integer dtype, taken as its 64 bits) and whether it is valid."""
     v = np.int64(encoded)

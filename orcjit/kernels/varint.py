@@ -44,16 +44,16 @@ MAX_VARINT_BYTES = 10
 _LOW63 = 0x7FFFFFFFFFFFFFFF
 
 
-@jit(inline=True)
+@jit
 def read_uvarint(buf, pos, end):  # type: ignore[no-untyped-def]
     """Read one varint at ``buf[pos]``: ``(value, new_pos)``, or ``(0, code)`` with a negative code.
 
     ``value`` is an int64 holding the uint64's bits. The caller owns ``state[ERROR_POS]`` (it knows whether the
     failing item is this varint or the run around it) and must check ``0 <= pos`` and ``end <= len(buf)``.
 
-    Compiled inline into its callers (``@jit(inline=True)``), for a varint now and then (a run's base). Even
-    inlined, it leaves an NRT incref/decref pair on ``buf`` around each use (seen in the generated code: Numba's
-    reference-count pruning does not remove them across this function's branches), about 10 ns. Loops over many
+    For a varint now and then (a run's base). A call that passes ``buf`` costs an NRT incref/decref pair (seen in
+    the generated code, even with Numba's inlining: reference-count pruning does not remove them across this
+    function's branches), about 10 ns. Loops over many
     varints therefore write the loop out, as :func:`decode_uvarints` and :func:`skip_varints` do: 5x faster on
     4-byte varints.
     """
@@ -79,7 +79,7 @@ def read_uvarint(buf, pos, end):  # type: ignore[no-untyped-def]
     return value, np.int64(p)
 
 
-@jit(inline=True)
+@jit
 def zigzag(u):  # type: ignore[no-untyped-def]
     """Undo zigzag encoding of the int64 ``u`` holding uint64 bits: 0, 1, 2, 3, ... become 0, -1, 1, -2, ..."""
     return ((u >> 1) & _LOW63) ^ -(u & 1)

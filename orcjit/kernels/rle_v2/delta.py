@@ -18,12 +18,12 @@ from ..varint import read_uvarint
 U64 = np.uint64
 
 
-@jit(inline=True)
+@jit
 def _zigzag(u):  # type: ignore[no-untyped-def]
     return np.int64(U64(u) >> U64(1)) ^ -np.int64(U64(u) & U64(1))
 
 
-@jit(inline=True)
+@jit
 def _heads(buf, pos, end, state):  # type: ignore[no-untyped-def]
     # (width, n, base bits, first delta, position of the packed deltas); position < 0 on error
     code = (buf[pos] >> 1) & 31
@@ -43,7 +43,7 @@ def _heads(buf, pos, end, state):  # type: ignore[no-untyped-def]
     return width, n, base, _zigzag(delta), p
 
 
-@jit(inline=True)
+@jit
 def skip_delta(buf, pos, end, state):  # type: ignore[no-untyped-def]
     width, n, _, _, p = _heads(buf, pos, end, state)
     if p < 0:
@@ -55,7 +55,7 @@ def skip_delta(buf, pos, end, state):  # type: ignore[no-untyped-def]
     return stop
 
 
-@jit(inline=True)
+@jit
 def decode_delta(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
     """Write the run's values to ``out[offset:]``; return the position after the run."""
     width, n, base_bits, delta, p = _heads(buf, pos, end, state)

@@ -11,7 +11,7 @@ from ..bitpack import decode_width, packed_bytes, unpack_bits, zigzag_decode
 from ..status import ERROR_POS, TRUNCATED
 
 
-@jit(inline=True)
+@jit
 def skip_direct(buf, pos, end, state):  # type: ignore[no-untyped-def]
     width = decode_width((buf[pos] >> 1) & 31)
     n = (((buf[pos] & 1) << 8) | buf[pos + 1]) + 1
@@ -22,7 +22,7 @@ def skip_direct(buf, pos, end, state):  # type: ignore[no-untyped-def]
     return stop
 
 
-@jit(inline=True)
+@jit
 def decode_direct(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
     """Write the run's values to ``out[offset:]``; return the position after the run.
 

@@ -19,7 +19,7 @@ from ..status import BAD_PATCH, ERROR_POS, TRUNCATED
 U64 = np.uint64
 
 
-@jit(inline=True)
+@jit
 def _layout(buf, pos):  # type: ignore[no-untyped-def]
     h0 = buf[pos]
     h2 = buf[pos + 2]
@@ -34,7 +34,7 @@ def _layout(buf, pos):  # type: ignore[no-untyped-def]
     return width, n, base_bytes, patch_width, gap_width, patches, entry_width
 
 
-@jit(inline=True)
+@jit
 def skip_patched_base(buf, pos, end, state):  # type: ignore[no-untyped-def]
     if pos + 4 > end:
         state[ERROR_POS] = pos

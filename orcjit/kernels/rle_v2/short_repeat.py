@@ -14,12 +14,7 @@ from ..status import ERROR_POS, TRUNCATED
 U64 = np.uint64
 
 
-@jit(inline=True)
-def run_length(header):  # type: ignore[no-untyped-def]
-    return (header & 7) + 3
-
-
-@jit(inline=True)
+@jit
 def skip_short_repeat(buf, pos, end, state):  # type: ignore[no-untyped-def]
     width = ((buf[pos] >> 3) & 7) + 1
     if pos + 1 + width > end:
@@ -28,12 +23,12 @@ def skip_short_repeat(buf, pos, end, state):  # type: ignore[no-untyped-def]
     return pos + 1 + width
 
 
-@jit(inline=True)
+@jit
 def decode_short_repeat(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
     """Write the run's values to ``out[offset:]``; return the position after the run."""
     header = buf[pos]
     width = ((header >> 3) & 7) + 1
-    n = run_length(header)
+    n = (header & 7) + 3
     if pos + 1 + width > end:
         state[ERROR_POS] = pos
         return TRUNCATED
