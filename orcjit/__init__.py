@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .errors import OrcError
 from .orcfile import ORCFile
+from .read import read_orc
 from .schema import TypeNode
 from .sources import ByteSource
 from .statistics import ColumnStatistics
 
 __version__ = "0.1.0"
 
-__all__ = ["ByteSource", "ColumnStatistics", "ORCFile", "OrcError", "TypeNode", "__version__"]
+__all__ = ["ByteSource", "ColumnStatistics", "ORCFile", "OrcError", "TypeNode", "__version__", "read_orc"]

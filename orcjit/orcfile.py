@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from typing import Any
+
+import pandas as pd
 
 from .compression import CODEC_NAMES
 from .errors import OrcError
+from .reading.columns import ReadContext, read_column
+from .reading.frame import Selection, build_frame, check_backend, select_columns
+from .reading.streams import read_stripe_streams
 from .schema import TypeNode, build_schema
 from .sources import ByteSource, open_source
 from .statistics import ColumnStatistics, decode_statistics
@@ -207,6 +213,71 @@ class ORCFile:
         time zone."""
         stripe = self._stripes[self._stripe_index(i)]
         return read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+
+    # -- rows -----------------------------------------------------------------------------------------------------
+
+    def _decode_stripe(self, index: int, selection: Selection, dictionary_as_category: bool) -> list[Any]:
+        stripe = self._stripes[index]
+        if not selection.fields:
+            return []
+        footer = read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+        streams = read_stripe_streams(self._source, self._tail, stripe, footer, selection.selected)
+        ctx = ReadContext(streams, selection.selected, dictionary_as_category)
+        if self.schema.kind != "struct":
+            return [read_column(ctx, self.schema, stripe.rows)]
+        root = read_column(ctx, self.schema, stripe.rows)
+        by_id = {vec.node.column_id: vec for vec in root.children}
+        return [by_id[field.column_id] for field in selection.fields]
+
+    def _frame(
+        self,
+        indices: Sequence[int],
+        columns: Sequence[str | int] | None,
+        dtype_backend: str | None,
+        dictionary_as_category: bool,
+        first_row: int = 0,
+    ) -> pd.DataFrame:
+        backend = check_backend(dtype_backend)
+        selection = select_columns(self.schema, columns)
+        stripes = [self._decode_stripe(i, selection, dictionary_as_category) for i in indices]
+        return build_frame(
+            selection, stripes, backend, dictionary_as_category=dictionary_as_category, first_row=first_row
+        )
+
+    def read(
+        self,
+        columns: Sequence[str | int] | None = None,
+        dtype_backend: str | None = None,
+        *,
+        dictionary_as_category: bool = False,
+    ) -> pd.DataFrame:
+        """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
+        return self._frame(range(self.nstripes), columns, dtype_backend, dictionary_as_category)
+
+    def read_stripe(
+        self,
+        i: int,
+        columns: Sequence[str | int] | None = None,
+        dtype_backend: str | None = None,
+        *,
+        dictionary_as_category: bool = False,
+    ) -> pd.DataFrame:
+        """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file."""
+        index = self._stripe_index(i)
+        return self._frame([index], columns, dtype_backend, dictionary_as_category, self._stripes[index].first_row)
+
+    def iter_stripes(
+        self,
+        columns: Sequence[str | int] | None = None,
+        dtype_backend: str | None = None,
+        *,
+        dictionary_as_category: bool = False,
+    ) -> Iterator[pd.DataFrame]:
+        """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe."""
+        check_backend(dtype_backend)
+        select_columns(self.schema, columns)  # wrong arguments fail before the first stripe
+        for stripe in self._stripes:
+            yield self._frame([stripe.index], columns, dtype_backend, dictionary_as_category, stripe.first_row)
 
     # -- lifetime -------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,64 @@
+"""``read_orc``: pandas.read_orc's signature and result, from orcjit's decoders."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from .errors import OrcError
+from .orcfile import ORCFile
+
+__all__ = ["read_orc"]
+
+
+def read_orc(
+    path: str | os.PathLike[str] | Any,
+    columns: Sequence[str | int] | None = None,
+    dtype_backend: str | None = None,
+    filesystem: Any = None,
+    *,
+    dictionary_as_category: bool = False,
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
+
+    Parameters
+    ----------
+    path : str, os.PathLike, bytes-like or binary file object
+        A local path, a URL fsspec understands (``s3://...``), the file's bytes, or an open binary file.
+    columns : list of str or int, optional
+        Columns to read, by name (dotted paths such as ``"a.b"`` select fields inside structs) or position. As in
+        pandas, the result keeps the file's column order, not this list's.
+    dtype_backend : {None, "numpy_nullable", "pyarrow"}
+        As in pandas: ``None`` gives NumPy dtypes (floats for integer columns with nulls, object for booleans
+        with nulls), ``"numpy_nullable"`` pandas' nullable dtypes, ``"pyarrow"`` :class:`pandas.ArrowDtype`.
+    filesystem : fsspec or pyarrow filesystem, optional
+        Read ``path`` from this filesystem.
+    dictionary_as_category : bool, default False
+        Dictionary-encoded string columns become :class:`pandas.Categorical` without building every string.
+    **kwargs
+        pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
+        than ignoring them.
+
+    Returns
+    -------
+    DataFrame
+        Strings use pandas' default string dtype, decimals are :class:`decimal.Decimal` objects (NumPy
+        backends), ``timestamp`` columns hold the writer's wall clock (naive) and
+        ``timestamp with local time zone`` columns UTC instants. Unions, which pandas.read_orc cannot convert,
+        hold ``{"tag": variant, "value": value}`` dicts. A file whose root type is not a struct gives one column
+        named ``_col0``.
+
+    Raises
+    ------
+    OrcError
+        If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
+        unsupported keyword).
+    """
+    if kwargs:
+        raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
+    with ORCFile(path, filesystem=filesystem) as f:
+        return f.read(columns=columns, dtype_backend=dtype_backend, dictionary_as_category=dictionary_as_category)

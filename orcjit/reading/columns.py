@@ -1,0 +1,340 @@
+"""Column readers: one stripe's streams of a column, decoded by the kernels into a :class:`ColumnVector`.
+
+Values are decoded densely (non-null values only) and then spread over the rows with PRESENT. Children of a
+struct, list, map or union hold values only for the parent's non-null slots (ORC writes nothing for a null
+parent), so after decoding they are spread back over the parent's slots where Arrow's layout needs it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..errors import OrcError
+from ..kernels.boolean_rle import boolean_rle_values
+from ..kernels.byte_rle import byte_rle_values
+from ..kernels.decimal import decode_decimal_varints, rescale_decimal128
+from ..kernels.rle_v1 import rle_v1_values
+from ..kernels.rle_v2 import decode_rle_v2
+from ..kernels.status import BAD_VALUE, OVERFLOW, SCRATCH_SIZE, check, new_state
+from ..kernels.strings import gather_strings, gathered_size
+from ..kernels.timestamp import combine_timestamp
+from ..schema import TypeNode
+from .streams import DATA, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams
+from .vector import ColumnVector
+
+DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2 = 0, 1, 2, 3
+ENCODING_NAMES = {DIRECT: "DIRECT", DICTIONARY: "DICTIONARY", DIRECT_V2: "DIRECT_V2", DICTIONARY_V2: "DICTIONARY_V2"}
+STRING_KINDS = frozenset({"string", "varchar", "char"})
+INT_DTYPES = {"smallint": np.int16, "int": np.int32, "bigint": np.int64}
+UTC_2015 = 1420070400
+DEFAULT_DECIMAL = (38, 10)  # what ORC writers assume for decimals of old files that state neither
+
+
+class ReadContext:
+    """What column readers share while reading one stripe."""
+
+    def __init__(self, streams: StripeStreams, selected: set[int], dictionary_as_category: bool = False) -> None:
+        self.streams = streams
+        self.selected = selected
+        self.dictionary_as_category = dictionary_as_category
+
+
+# -- integer streams -------------------------------------------------------------------------------------------------
+
+
+def decode_integers(buf: np.ndarray, count: int, signed: bool, encoding: int, what: str) -> np.ndarray:
+    """``count`` values of an RLE integer stream, v1 or v2 by the column's encoding, as int64."""
+    if encoding in (DIRECT, DICTIONARY):
+        return rle_v1_values(buf, count, signed, what)
+    out = np.empty(count, dtype=np.int64)
+    state = new_state()
+    scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
+    check(decode_rle_v2(buf, 0, len(buf), out, 0, count, signed, state, scratch), state, what)
+    return out
+
+
+def _encoding(ctx: ReadContext, node: TypeNode, allowed: tuple[int, ...]) -> int:
+    enc = ctx.streams.encoding(node.column_id).kind
+    if enc not in allowed:
+        name = ENCODING_NAMES.get(enc, f"unknown encoding {enc}")
+        raise OrcError(f"{ctx.streams.where(node.column_id)}: {node.kind} column cannot use {name}")
+    return enc
+
+
+def _present(ctx: ReadContext, node: TypeNode, count: int) -> np.ndarray | None:
+    buf = ctx.streams.get(node.column_id, PRESENT)
+    if buf is None:
+        return None
+    valid = boolean_rle_values(buf, count, ctx.streams.where(node.column_id, PRESENT))
+    return None if valid.all() else valid
+
+
+def _spread(dense: np.ndarray, valid: np.ndarray | None, length: int) -> np.ndarray:
+    if valid is None:
+        return dense
+    out = np.zeros(length, dtype=dense.dtype)
+    out[valid] = dense
+    return out
+
+
+def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, what: str) -> np.ndarray:
+    # lengths are unsigned in the file: a value of 2**63 or more reads as negative here
+    if lengths.size and lengths.min() < 0:
+        raise OrcError(f"{what}: negative or impossibly large length")
+    full = _spread(lengths, valid, length)
+    offsets = np.empty(length + 1, dtype=np.int64)
+    offsets[0] = 0
+    np.cumsum(full, out=offsets[1:])
+    if length and offsets[-1] < 0:
+        raise OrcError(f"{what}: lengths add up past 2**63")
+    return offsets
+
+
+# -- primitives ------------------------------------------------------------------------------------------------------
+
+
+def _read_boolean(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    dense = boolean_rle_values(ctx.streams.require(col, DATA), nn, ctx.streams.where(col, DATA))
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+
+
+def _read_tinyint(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    dense = byte_rle_values(ctx.streams.require(col, DATA), nn, ctx.streams.where(col, DATA)).view(np.int8)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+
+
+def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    what = ctx.streams.where(col, DATA)
+    dense = decode_integers(ctx.streams.require(col, DATA), nn, True, enc, what)
+    dtype = np.int32 if node.kind == "date" else INT_DTYPES[node.kind]
+    if dtype is not np.int64:
+        info = np.iinfo(dtype)
+        if dense.size and (dense.min() < info.min or dense.max() > info.max):
+            raise OrcError(f"{what}: value outside the range of {node.kind}")
+        dense = dense.astype(dtype)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+
+
+def _read_floating(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    dtype = np.dtype("<f4") if node.kind == "float" else np.dtype("<f8")
+    buf = ctx.streams.require(col, DATA)
+    need = nn * dtype.itemsize
+    if len(buf) < need:
+        raise OrcError(f"{ctx.streams.where(col, DATA)}: holds {len(buf)} bytes, {nn} {node.kind} values need {need}")
+    dense = buf[: nn * dtype.itemsize].view(dtype)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+
+
+def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    allowed = (DIRECT, DIRECT_V2) if node.kind == "binary" else (DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2)
+    enc = _encoding(ctx, node, allowed)
+    col = node.column_id
+    streams = ctx.streams
+    if enc in (DIRECT, DIRECT_V2):
+        what = streams.where(col, LENGTH)
+        lengths = decode_integers(streams.require(col, LENGTH), nn, False, enc, what)
+        offsets = _offsets(lengths, valid, count, what)
+        data = streams.require(col, DATA)
+        if offsets[-1] > len(data):
+            raise OrcError(f"{streams.where(col, DATA)}: LENGTH needs {offsets[-1]} bytes, DATA holds {len(data)}")
+        return ColumnVector(node, count, valid, offsets=offsets, data=data)
+
+    size = streams.encoding(col).dictionary_size or 0
+    what = streams.where(col, LENGTH)
+    dict_data = streams.require(col, DICTIONARY_DATA)
+    if size > len(streams.require(col, LENGTH)) * 128 + 1:  # RLE cannot pack more than this many lengths
+        raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
+    dict_offsets = _offsets(decode_integers(streams.require(col, LENGTH), size, False, enc, what), None, size, what)
+    if dict_offsets[-1] > len(dict_data):
+        raise OrcError(
+            f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
+        )
+    what = streams.where(col, DATA)
+    dense = decode_integers(streams.require(col, DATA), nn, False, enc, what)
+    if nn and (dense.min() < 0 or dense.max() >= size):
+        raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
+    indices = _spread(dense, valid, count)
+    if ctx.dictionary_as_category:
+        return ColumnVector(node, count, valid, values=indices, dictionary=(dict_offsets, dict_data))
+    mask = valid if valid is not None else np.ones(count, dtype=np.bool_)
+    total = gathered_size(dict_offsets, indices, mask)
+    if total == BAD_VALUE:
+        raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
+    offsets = np.empty(count + 1, dtype=np.int64)
+    data = np.empty(total, dtype=np.uint8)
+    gather_strings(dict_offsets, dict_data, indices, mask, offsets, data)
+    return ColumnVector(node, count, valid, offsets=offsets, data=data)
+
+
+def _epoch_2015(tz: str) -> int:
+    return int(datetime.datetime(2015, 1, 1, tzinfo=zoneinfo.ZoneInfo(tz)).timestamp())
+
+
+def _zone(name: str | None) -> str | None:
+    """The writer's zone, or None for UTC-like zones (no conversion needed)."""
+    if not name or name in ("UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "UCT", "Zulu"):
+        return None
+    return name
+
+
+def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    streams = ctx.streams
+    seconds = decode_integers(streams.require(col, DATA), nn, True, enc, streams.where(col, DATA))
+    nanos = decode_integers(streams.require(col, SECONDARY), nn, False, enc, streams.where(col, SECONDARY))
+    zone = None if node.kind == "timestamp with local time zone" else _zone(streams.footer.writer_timezone)
+    try:
+        epoch = _epoch_2015(zone) if zone else UTC_2015
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise OrcError(f"{streams.where(col)}: unknown writer time zone {zone!r}") from None
+    dense = np.empty(nn, dtype=np.int64)
+    result = combine_timestamp(seconds, nanos, dense, epoch)
+    if result < 0:
+        raise OrcError(f"{streams.where(col, DATA)}: timestamp outside the years 1677-2262 that nanoseconds reach")
+    if zone:
+        # TIMESTAMP holds the writer's wall clock: the instant read back in the writer's zone
+        instants = pd.DatetimeIndex(dense.view("M8[ns]")).tz_localize("UTC").tz_convert(zone)
+        dense = np.asarray(instants.tz_localize(None).asi8)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+
+
+def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    streams = ctx.streams
+    hi = np.empty(nn, dtype=np.int64)
+    lo = np.empty(nn, dtype=np.uint64)
+    buf = streams.require(col, DATA)
+    state = new_state()
+    check(decode_decimal_varints(buf, 0, len(buf), hi, lo, 0, nn, state), state, streams.where(col, DATA))
+    scales = decode_integers(streams.require(col, SECONDARY), nn, True, enc, streams.where(col, SECONDARY))
+    scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
+    result = rescale_decimal128(hi, lo, scales, scale)
+    if result == OVERFLOW:
+        raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}")
+    if result < 0:
+        raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
+    # Arrow's decimal128: 16 little-endian bytes per value, low word first
+    dense = np.empty((nn, 2), dtype=np.int64)
+    dense[:, 0] = lo.view(np.int64)
+    dense[:, 1] = hi
+    values = np.zeros((count, 2), dtype=np.int64) if valid is not None else dense
+    if valid is not None:
+        values[valid] = dense
+    return ColumnVector(node, count, valid, values=values)
+
+
+# -- compound types --------------------------------------------------------------------------------------------------
+
+
+def expand(vec: ColumnVector, mask: np.ndarray) -> ColumnVector:
+    """Spread a vector of the ``mask.sum()`` slots where the parent holds a value over all the parent's slots;
+    the others become null."""
+    length = len(mask)
+    valid = mask.copy()
+    if vec.valid is not None:
+        valid[mask] = vec.valid
+    values = None
+    if vec.values is not None:
+        shape = (length, *vec.values.shape[1:])
+        values = np.zeros(shape, dtype=vec.values.dtype)
+        values[mask] = vec.values
+    offsets = None
+    if vec.offsets is not None:
+        lengths = np.zeros(length, dtype=np.int64)
+        lengths[mask] = np.diff(vec.offsets)
+        offsets = np.empty(length + 1, dtype=np.int64)
+        offsets[0] = vec.offsets[0]
+        np.cumsum(lengths, out=offsets[1:])
+        offsets[1:] += vec.offsets[0]
+    node = vec.node
+    # list and map children are reached through offsets and keep their length
+    compound = node.kind in ("struct", "uniontype")
+    children = [expand(child, mask) for child in vec.children] if compound else vec.children
+    return ColumnVector(
+        node, length, valid, values=values, offsets=offsets, data=vec.data, dictionary=vec.dictionary, children=children
+    )
+
+
+def _read_struct(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    children = []
+    for child in node.children:
+        if child.column_id not in ctx.selected:
+            continue
+        vec = read_column(ctx, child, nn)
+        children.append(expand(vec, valid) if valid is not None else vec)
+    return ColumnVector(node, count, valid, children=children)
+
+
+def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    what = ctx.streams.where(col, LENGTH)
+    lengths = decode_integers(ctx.streams.require(col, LENGTH), nn, False, enc, what)
+    offsets = _offsets(lengths, valid, count, what)
+    total = int(offsets[-1])
+    children = [read_column(ctx, child, total) for child in node.children]
+    return ColumnVector(node, count, valid, offsets=offsets, children=children)
+
+
+def _read_union(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
+    _encoding(ctx, node, (DIRECT, DIRECT_V2))
+    col = node.column_id
+    what = ctx.streams.where(col, DATA)
+    tags = byte_rle_values(ctx.streams.require(col, DATA), nn, what)
+    if nn and int(tags.max()) >= len(node.children):
+        raise OrcError(f"{what}: union tag {int(tags.max())} but the union has {len(node.children)} variants")
+    full_tags = _spread(tags, valid, count)
+    mask = valid if valid is not None else np.ones(count, dtype=np.bool_)
+    children = []
+    for i, child in enumerate(node.children):
+        where = mask & (full_tags == i)
+        vec = read_column(ctx, child, int(np.count_nonzero(tags == i)))
+        children.append(expand(vec, where))
+    return ColumnVector(node, count, valid, values=full_tags.astype(np.int8), children=children)
+
+
+Reader = Callable[[ReadContext, TypeNode, int, "np.ndarray | None", int], ColumnVector]
+READERS: dict[str, Reader] = {
+    "boolean": _read_boolean,
+    "tinyint": _read_tinyint,
+    "smallint": _read_integer,
+    "int": _read_integer,
+    "bigint": _read_integer,
+    "date": _read_integer,
+    "float": _read_floating,
+    "double": _read_floating,
+    "string": _read_bytes,
+    "varchar": _read_bytes,
+    "char": _read_bytes,
+    "binary": _read_bytes,
+    "timestamp": _read_timestamp,
+    "timestamp with local time zone": _read_timestamp,
+    "decimal": _read_decimal,
+    "struct": _read_struct,
+    "array": _read_list_or_map,
+    "map": _read_list_or_map,
+    "uniontype": _read_union,
+}
+
+
+def read_column(ctx: ReadContext, node: TypeNode, count: int) -> ColumnVector:
+    """Decode ``count`` slots of ``node`` (and the selected part of its subtree) from the stripe's streams."""
+    valid = _present(ctx, node, count)
+    nn = count if valid is None else int(np.count_nonzero(valid))
+    return READERS[node.kind](ctx, node, count, valid, nn)

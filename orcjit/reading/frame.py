@@ -1,0 +1,175 @@
+"""From column selection to DataFrame: which column ids a read needs, and how decoded stripes become pandas."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..errors import OrcError
+from ..schema import TypeNode
+from .vector import ColumnVector
+
+BACKENDS = ("numpy", "numpy_nullable", "pyarrow")
+ROOT_COLUMN_NAME = "_col0"
+
+
+@dataclass
+class Selection:
+    """The columns a read returns and the column ids it must decode.
+
+    ``fields`` are the DataFrame's columns in file order: top-level struct fields, or the root itself when the
+    file's root is not a struct. ``selected`` holds every column id to decode: the chosen columns with their whole
+    subtrees, plus the structs above a chosen nested field.
+    """
+
+    fields: list[TypeNode]
+    names: list[str]
+    selected: set[int]
+
+
+def select_columns(schema: TypeNode, columns: Sequence[str | int] | None) -> Selection:
+    """Resolve ``columns`` (names, dotted paths to nested struct fields, or indices) against the schema.
+
+    Raises
+    ------
+    OrcError
+        If ``columns`` is not a list of names or indices, or names a column the file does not have.
+    """
+    if schema.kind != "struct":
+        if columns is not None and list(columns) not in ([], [0], [ROOT_COLUMN_NAME]):
+            raise OrcError(f"the file's root is {schema.kind}, not a struct: its one column is {ROOT_COLUMN_NAME!r}")
+        selected = {n.column_id for n in schema.walk()} if columns is None or list(columns) else set()
+        fields = [schema] if selected else []
+        return Selection(fields, [ROOT_COLUMN_NAME] * len(fields), selected)
+    if columns is None:
+        return Selection(
+            list(schema.children), [c.name or "" for c in schema.children], {n.column_id for n in schema.walk()}
+        )
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Iterable):
+        raise OrcError(f"columns must be a list of column names, got {type(columns).__name__}")
+    selected = {schema.column_id}
+    for column in columns:
+        node = _resolve(schema, column)
+        selected.update(n.column_id for n in node.walk())
+        parent = node.parent
+        while parent is not None:
+            selected.add(parent.column_id)
+            parent = parent.parent
+    fields = [c for c in schema.children if c.column_id in selected]
+    return Selection(fields, [c.name or "" for c in fields], selected)
+
+
+def _resolve(schema: TypeNode, column: Any) -> TypeNode:
+    if isinstance(column, bool) or not isinstance(column, (str, int)):
+        raise OrcError(f"columns must hold column names or indices, got {column!r}")
+    if isinstance(column, int):
+        if not 0 <= column < len(schema.children):
+            raise OrcError(f"column index {column} out of range: the file has {len(schema.children)} columns")
+        return schema.children[column]
+    for child in schema.children:
+        if child.name == column:
+            return child
+    if "." in column:
+        try:
+            node = schema.find(column)
+        except KeyError:
+            pass
+        else:
+            if all(p.kind == "struct" for p in _ancestors(node)):
+                return node
+    names = ", ".join(repr(c.name) for c in schema.children)
+    raise OrcError(f"no column {column!r} in the file; its columns are {names}")
+
+
+def _ancestors(node: TypeNode) -> list[TypeNode]:
+    out = []
+    parent = node.parent
+    while parent is not None:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def check_backend(dtype_backend: str | None) -> str:
+    """Validate ``dtype_backend`` as pandas does; ``None`` means pandas' default (numpy)."""
+    if dtype_backend is None:
+        return "numpy"
+    if dtype_backend not in ("numpy_nullable", "pyarrow"):
+        raise OrcError(f"dtype_backend {dtype_backend!r} is invalid, only 'numpy_nullable' and 'pyarrow' are allowed.")
+    if dtype_backend == "pyarrow":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as exc:
+            raise ImportError("dtype_backend='pyarrow' needs pyarrow: pip install pyarrow") from exc
+    return dtype_backend
+
+
+def _types_mapper(backend: str) -> Any:
+    import pyarrow as pa
+
+    if backend == "pyarrow":
+        return pd.ArrowDtype
+    if backend == "numpy_nullable":
+        # the mapping pandas.read_orc applies for dtype_backend="numpy_nullable"
+        return {
+            pa.int8(): pd.Int8Dtype(),
+            pa.int16(): pd.Int16Dtype(),
+            pa.int32(): pd.Int32Dtype(),
+            pa.int64(): pd.Int64Dtype(),
+            pa.uint8(): pd.UInt8Dtype(),
+            pa.uint16(): pd.UInt16Dtype(),
+            pa.uint32(): pd.UInt32Dtype(),
+            pa.uint64(): pd.UInt64Dtype(),
+            pa.bool_(): pd.BooleanDtype(),
+            pa.float32(): pd.Float32Dtype(),
+            pa.float64(): pd.Float64Dtype(),
+            pa.string(): pd.StringDtype(),
+            pa.large_string(): pd.StringDtype(),
+        }.get
+    return None
+
+
+def build_frame(
+    selection: Selection,
+    stripes: list[list[ColumnVector]],
+    backend: str,
+    *,
+    dictionary_as_category: bool = False,
+    first_row: int = 0,
+) -> pd.DataFrame:
+    """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame."""
+    import pyarrow as pa
+
+    from .arrow import arrow_type, to_arrow
+
+    types = [arrow_type(f, selection.selected, dictionary_as_category) for f in selection.fields]
+    chunked = [pa.chunked_array([to_arrow(stripe[i], t) for stripe in stripes], type=t) for i, t in enumerate(types)]
+    unions = [i for i, t in enumerate(types) if pa.types.is_union(t)] if backend != "pyarrow" else []
+    plain = [i for i in range(len(types)) if i not in unions]
+    table = pa.Table.from_arrays([chunked[i] for i in plain], names=[selection.names[i] for i in plain])
+    frame = table.to_pandas(types_mapper=_types_mapper(backend))
+    for i in unions:
+        # pandas.read_orc cannot convert unions; each value becomes {"tag": variant, "value": value}
+        frame.insert(i, selection.names[i], _union_objects([stripe[i] for stripe in stripes], types[i]))
+    if first_row:
+        frame.index = pd.RangeIndex(first_row, first_row + len(frame))
+    return frame
+
+
+def _union_objects(vectors: list[ColumnVector], type_: Any) -> Any:
+    import numpy as np
+
+    from .arrow import to_arrow
+
+    out = np.empty(sum(v.length for v in vectors), dtype=object)
+    pos = 0
+    for vec in vectors:
+        variants = [to_arrow(child, type_.field(i).type).to_pylist() for i, child in enumerate(vec.children)]
+        valid = np.ones(vec.length, dtype=bool) if vec.valid is None else vec.valid
+        for j, (tag, ok) in enumerate(zip(vec.values.tolist(), valid.tolist(), strict=True)):
+            out[pos + j] = {"tag": tag, "value": variants[tag][j]} if ok else None
+        pos += vec.length
+    return out

@@ -1,0 +1,50 @@
+"""``ColumnVector``: one column of one stripe, decoded, in Arrow's memory layout held in numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..schema import TypeNode
+
+
+@dataclass
+class ColumnVector:
+    """A decoded column.
+
+    Attributes
+    ----------
+    node : TypeNode
+        The column's type.
+    length : int
+        Number of slots (rows at this column's level).
+    valid : bool array or None
+        Which slots hold a value; ``None`` when all do.
+    values : numpy array or None
+        Primitives: one value per slot (zero at null slots). Dictionary strings: the dictionary index per slot.
+        Unions: the tag per slot.
+    offsets : int64 array or None
+        Strings, binary, lists and maps: ``length + 1`` offsets into ``data`` or the child (empty at null slots).
+    data : uint8 array or None
+        Strings and binary: the bytes the offsets point into.
+    dictionary : (offsets, data) or None
+        Dictionary-encoded strings kept as a dictionary (``dictionary_as_category``).
+    children : list of ColumnVector
+        Struct fields (each ``length`` slots), the list element, the map key and value, or the union variants
+        (each ``length`` slots, valid where the tag selects it).
+    """
+
+    node: TypeNode
+    length: int
+    valid: np.ndarray | None = None
+    values: np.ndarray | None = None
+    offsets: np.ndarray | None = None
+    data: np.ndarray | None = None
+    dictionary: tuple[np.ndarray, np.ndarray] | None = None
+    children: list[ColumnVector] = field(default_factory=list)
+
+    @property
+    def null_count(self) -> int:
+        """Number of null slots."""
+        return 0 if self.valid is None else int(self.length - np.count_nonzero(self.valid))
