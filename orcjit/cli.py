@@ -517,6 +517,10 @@ def file_stats_lines(orc: ORCFile) -> list[str]:
 
 
 def _jsonable(value: Any) -> Any:
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):  # numpy arrays (list cells) and scalars
+        value = value.tolist()
+    if value is None or value is pd_na() or (isinstance(value, datetime.datetime) and value != value):
+        return None  # pandas' NA and NaT
     # NaN and infinities are not JSON; strings keep them readable and the output strictly valid
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
@@ -578,6 +582,60 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def head_frame(orc: ORCFile, n: int, columns: Sequence[str] | None = None) -> Any:
+    """The first ``n`` rows, decoding only the stripes that hold them."""
+    import pandas as pd
+
+    frames = []
+    rows = 0
+    for frame in orc.iter_stripes(columns=columns):
+        frames.append(frame)
+        rows += len(frame)
+        if rows >= n:
+            break
+    if not frames:
+        return orc.read(columns=columns)
+    return pd.concat(frames).iloc[:n] if len(frames) > 1 else frames[0].iloc[:n]
+
+
+def pd_na() -> Any:
+    """pandas' missing-value singleton, imported only when rows are printed."""
+    import pandas as pd
+
+    return pd.NA
+
+
+def _value(value: Any) -> Any:
+    # a NaN cell of a numeric column is a missing value in a row listing
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def head_lines(frame: Any) -> list[str]:
+    """A DataFrame as a text table, all columns shown."""
+    import pandas as pd
+
+    with pd.option_context("display.max_columns", None, "display.width", 200, "display.max_colwidth", MAX_CELL):
+        return str(frame.to_string()).splitlines()
+
+
+def _cmd_head(args: argparse.Namespace, out: TextIO) -> int:
+    columns = [c for c in args.columns.split(",") if c] if args.columns else None
+    with ORCFile(args.file) as orc:
+        frame = head_frame(orc, args.n, columns)
+    if args.json:
+        for row in frame.to_dict("records"):
+            out.write(json.dumps(_jsonable({k: _value(v) for k, v in row.items()}), default=str) + "\n")
+    else:
+        _write_lines(out, head_lines(frame))
+    return 0
+
+
+def rows_lines(orc: ORCFile) -> list[str]:
+    """The demo's view of the rows: the first five, read into a DataFrame."""
+    frame = head_frame(orc, 5)
+    return [f"orcjit.read_orc(path).head() of {orc.nrows} rows:", "", *head_lines(frame)]
+
+
 # Each demo section is a title and a function from an open file to text lines. Later features (reading rows into a
 # DataFrame, pushdown) join the tour by appending a section here.
 DemoSection = tuple[str, Callable[[ORCFile], list[str]]]
@@ -585,6 +643,7 @@ DEMO_SECTIONS: list[DemoSection] = [
     ("Schema", schema_lines),
     ("Metadata", meta_summary_lines),
     ("Statistics", file_stats_lines),
+    ("Rows", rows_lines),
 ]
 
 
@@ -657,13 +716,14 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``orcjit`` argument parser, with one subparser per command."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Look inside Apache ORC files: schema, file and stripe metadata, column statistics.",
+        description="Look inside Apache ORC files: schema, file and stripe metadata, column statistics, rows.",
         epilog=(
             "examples:\n"
             "  orcjit demo                     tour of the bundled sample file\n"
             "  orcjit schema data.orc          the type tree with column ids\n"
             "  orcjit meta data.orc --json     file and stripe layout as JSON\n"
-            "  orcjit stats data.orc --no-stripes\n\n"
+            "  orcjit stats data.orc --no-stripes\n"
+            "  orcjit head data.orc -n 5       the first rows as a table\n\n"
             "Run 'orcjit COMMAND --help' for a command's options."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -717,11 +777,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _add_subcommand(
         subparsers,
+        "head",
+        "print the first rows",
+        "Print the first rows of the file as a table, reading only the stripes that hold them. --json prints one "
+        "JSON object per row instead.",
+        "  orcjit head data.orc\n  orcjit head data.orc -n 20 --columns id,name\n  orcjit head data.orc --json",
+        _cmd_head,
+    )
+    _add_file(p)
+    p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
+    p.add_argument("--columns", metavar="A,B", help="only these columns, comma-separated (dotted paths for nested)")
+    _add_json(p, "each row")
+
+    p = _add_subcommand(
+        subparsers,
         "demo",
-        "tour the bundled sample file: schema, metadata, statistics",
+        "tour the bundled sample file: schema, metadata, statistics, rows",
         "Open the sample file that ships with orcjit (a few thousand made-up taxi trips in several zstd stripes) "
-        "and print its schema, a metadata summary with the stripe layout, and its file-level column statistics. "
-        "Give FILE to take the same tour of another file.",
+        "and print its schema, a metadata summary with the stripe layout, its file-level column statistics and "
+        "its first rows read into a DataFrame. Give FILE to take the same tour of another file.",
         "  orcjit demo\n  orcjit demo data.orc",
         _cmd_demo,
     )

@@ -503,3 +503,55 @@ def test_console_script() -> None:
     data = strict_json(result.stdout)
     assert data["columns"][1]["maximum"] == 3
     assert [s["index"] for s in data["stripes"]] == [0]
+
+
+# -- head ------------------------------------------------------------------------------------------------------------
+
+
+def test_head_prints_the_first_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    import orcjit
+
+    code, out, _ = run(capsys, "head", SAMPLE, "-n", "3")
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 4  # header and three rows
+    expected = orcjit.read_orc(SAMPLE).head(3)
+    assert lines[0].split() == list(expected.columns)
+    for i, line in enumerate(lines[1:]):
+        assert line.split()[:2] == [str(i), str(expected["trip_id"].iloc[i])]
+
+
+def test_head_json_equals_read_orc(capsys: pytest.CaptureFixture[str]) -> None:
+    import orcjit
+
+    code, out, _ = run(capsys, "head", SAMPLE, "-n", "2500", "--json", "--columns", "fare,trip_id,borough")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    expected = orcjit.read_orc(SAMPLE, columns=["trip_id", "borough", "fare"]).head(2500)
+    assert len(rows) == 2500  # spans the first two stripes
+    assert [list(r) for r in rows[:1]] == [["trip_id", "borough", "fare"]]  # file order, as pandas does
+    assert [r["trip_id"] for r in rows] == expected["trip_id"].tolist()
+    assert [r["fare"] for r in rows] == [None if v is None else str(v) for v in expected["fare"]]
+    assert [r["borough"] for r in rows] == [None if v != v else v for v in expected["borough"]]
+
+
+def test_head_of_nested_example(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "head", EXAMPLES / "TestOrcFile.test1.orc", "--json")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 2
+    assert rows[0]["middle"] == {"list": [{"int1": 1, "string1": "bye"}, {"int1": 2, "string1": "sigh"}]}
+    assert rows[1]["string1"] == "bye"
+
+
+def test_head_unknown_column_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "head", SAMPLE, "--columns", "nope")
+    assert code == 1
+    assert "orcjit: error:" in err and "nope" in err
+
+
+def test_demo_reads_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert "== Rows ==" in out
+    assert re.search(r"^0\s+1000000\s", out, re.MULTILINE)
