@@ -6,13 +6,18 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .compression import CODEC_NAMES
 from .errors import OrcError
+from .pushdown.filters import normalize_filters, referenced_paths
+from .pushdown.plan import Explanation, decide, explain
+from .pushdown.rows import filters_mask
 from .reading.columns import ReadContext, read_column
 from .reading.frame import Selection, build_frame, check_backend, select_columns
 from .reading.streams import read_stripe_streams
+from .reading.vector import ColumnVector, find_vector, prune_vector
 from .schema import TypeNode, build_schema
 from .sources import ByteSource, open_source
 from .statistics import ColumnStatistics, decode_statistics
@@ -216,18 +221,19 @@ class ORCFile:
 
     # -- rows -----------------------------------------------------------------------------------------------------
 
-    def _decode_stripe(self, index: int, selection: Selection, dictionary_as_category: bool) -> list[Any]:
+    def _decode_stripe(
+        self, index: int, selection: Selection, dictionary_as_category: bool, footer: StripeFooterInfo | None = None
+    ) -> dict[int, ColumnVector]:
+        """Decode the selected columns of stripe ``index``: the vectors of the root's fields by column id."""
         stripe = self._stripes[index]
-        if not selection.fields:
-            return []
-        footer = read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+        if footer is None:
+            footer = read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
         streams = read_stripe_streams(self._source, self._tail, stripe, footer, selection.selected)
         ctx = ReadContext(streams, selection.selected, dictionary_as_category)
-        if self.schema.kind != "struct":
-            return [read_column(ctx, self.schema, stripe.rows)]
         root = read_column(ctx, self.schema, stripe.rows)
-        by_id = {vec.node.column_id: vec for vec in root.children}
-        return [by_id[field.column_id] for field in selection.fields]
+        if self.schema.kind != "struct":
+            return {self.schema.column_id: root}
+        return {vec.node.column_id: vec for vec in root.children}
 
     def _frame(
         self,
@@ -235,24 +241,52 @@ class ORCFile:
         columns: Sequence[str | int] | None,
         dtype_backend: str | None,
         dictionary_as_category: bool,
-        first_row: int = 0,
+        filters: Any = None,
+        file_row_index: bool = False,
     ) -> pd.DataFrame:
         backend = check_backend(dtype_backend)
-        selection = select_columns(self.schema, columns)
-        stripes = [self._decode_stripe(i, selection, dictionary_as_category) for i in indices]
-        return build_frame(
-            selection, stripes, backend, dictionary_as_category=dictionary_as_category, first_row=first_row
-        )
+        output = select_columns(self.schema, columns)
+        predicates = normalize_filters(filters, self.schema)
+        decode = output
+        if predicates:
+            tested = referenced_paths(predicates)
+            wanted = [*output.names, *tested] if columns is not None else None
+            decode = select_columns(self.schema, wanted) if wanted is not None else output
+            decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
+        _, decisions = decide(self, predicates, list(indices))
+        stripes, masks, first_rows, row_counts = [], [], [], []
+        for d in decisions:
+            if not d.keep:
+                continue
+            vectors = self._decode_stripe(d.index, decode, dictionary_as_category, d.footer)
+            stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
+            first_rows.append(self._stripes[d.index].first_row)
+            row_counts.append(d.rows)
+            if predicates:
+                tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
+                masks.append(filters_mask(predicates, tested_vectors, d.rows))
+        frame = build_frame(output, stripes, backend, dictionary_as_category=dictionary_as_category)
+        if file_row_index and stripes:
+            frame.index = pd.Index(
+                np.concatenate([np.arange(r, r + n) for r, n in zip(first_rows, row_counts, strict=True)])
+            )
+        if predicates:
+            mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
+            frame = frame[mask]
+            if not file_row_index:
+                frame = frame.reset_index(drop=True)
+        return frame
 
     def read(
         self,
         columns: Sequence[str | int] | None = None,
         dtype_backend: str | None = None,
         *,
+        filters: Any = None,
         dictionary_as_category: bool = False,
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
-        return self._frame(range(self.nstripes), columns, dtype_backend, dictionary_as_category)
+        return self._frame(range(self.nstripes), columns, dtype_backend, dictionary_as_category, filters)
 
     def read_stripe(
         self,
@@ -260,24 +294,52 @@ class ORCFile:
         columns: Sequence[str | int] | None = None,
         dtype_backend: str | None = None,
         *,
+        filters: Any = None,
         dictionary_as_category: bool = False,
     ) -> pd.DataFrame:
         """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file."""
         index = self._stripe_index(i)
-        return self._frame([index], columns, dtype_backend, dictionary_as_category, self._stripes[index].first_row)
+        return self._frame([index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True)
 
     def iter_stripes(
         self,
         columns: Sequence[str | int] | None = None,
         dtype_backend: str | None = None,
         *,
+        filters: Any = None,
         dictionary_as_category: bool = False,
     ) -> Iterator[pd.DataFrame]:
-        """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe."""
+        """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
+
+        With ``filters``, stripes that cannot match are skipped and each DataFrame holds the matching rows.
+        """
         check_backend(dtype_backend)
         select_columns(self.schema, columns)  # wrong arguments fail before the first stripe
+        normalize_filters(filters, self.schema)
         for stripe in self._stripes:
-            yield self._frame([stripe.index], columns, dtype_backend, dictionary_as_category, stripe.first_row)
+            frame = self._frame(
+                [stripe.index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True
+            )
+            if filters is None or len(frame):
+                yield frame
+
+    def explain(self, filters: Any, columns: Sequence[str | int] | None = None) -> Explanation:
+        """What a read with ``filters`` would skip, and why.
+
+        Returns an :class:`~orcjit.pushdown.plan.Explanation`: the file-level verdict, each stripe kept or
+        skipped (by file statistics, stripe statistics, or because statistics and bloom filters ruled out
+        every row group), row groups kept and skipped per stripe, and the bytes the read would fetch for
+        ``columns`` against the file size. ``str()`` of it is a readable report.
+        """
+        predicates = normalize_filters(filters, self.schema)
+        selection = select_columns(self.schema, columns)
+        if predicates:
+            selection = Selection(
+                selection.fields,
+                selection.names,
+                selection.selected | select_columns(self.schema, referenced_paths(predicates)).selected,
+            )
+        return explain(self, predicates, selection.selected)
 
     # -- lifetime -------------------------------------------------------------------------------------------------
 

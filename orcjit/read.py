@@ -20,6 +20,7 @@ def read_orc(
     dtype_backend: str | None = None,
     filesystem: Any = None,
     *,
+    filters: Any = None,
     dictionary_as_category: bool = False,
     **kwargs: Any,
 ) -> pd.DataFrame:
@@ -37,6 +38,13 @@ def read_orc(
         with nulls), ``"numpy_nullable"`` pandas' nullable dtypes, ``"pyarrow"`` :class:`pandas.ArrowDtype`.
     filesystem : fsspec or pyarrow filesystem, optional
         Read ``path`` from this filesystem.
+    filters : list of tuples, or list of lists of tuples, optional
+        Rows to keep, in the pandas/pyarrow DNF convention: ``[("a", ">", 5), ("b", "in", ["x", "y"])]`` is a
+        conjunction, ``[[...], [...]]`` a disjunction of conjunctions. Ops ``==`` (``=``), ``!=``, ``<``, ``<=``,
+        ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("a", "is null")`` / ``("a", "is not null")``;
+        columns by name or dotted path into structs. Stripes and row groups that statistics and bloom filters
+        rule out are skipped, then rows are filtered exactly (SQL semantics: a null matches no comparison) and
+        the index is reset, as ``df[mask].reset_index(drop=True)`` would.
     dictionary_as_category : bool, default False
         Dictionary-encoded string columns become :class:`pandas.Categorical` without building every string.
     **kwargs
@@ -61,4 +69,6 @@ def read_orc(
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
     with ORCFile(path, filesystem=filesystem) as f:
-        return f.read(columns=columns, dtype_backend=dtype_backend, dictionary_as_category=dictionary_as_category)
+        return f.read(
+            columns=columns, dtype_backend=dtype_backend, filters=filters, dictionary_as_category=dictionary_as_category
+        )

@@ -49,3 +49,24 @@ def gathered_size(dict_offsets, indices, valid):  # type: ignore[no-untyped-def]
 def all_valid(n: int) -> np.ndarray:
     """A mask of ``n`` True values, for columns without nulls."""
     return np.ones(n, dtype=np.bool_)
+
+
+@jit
+def compare_strings(offsets, data, literal, out):  # type: ignore[no-untyped-def]
+    """``out[i]`` = -1, 0 or 1 as string ``i`` sorts before, equal to or after ``literal`` (bytewise, which for
+    UTF-8 is code point order, as Python compares str)."""
+    m = len(literal)
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        n = offsets[i + 1] - start
+        k = min(n, m)
+        result = 0
+        for j in range(k):
+            a = data[start + j]
+            b = literal[j]
+            if a != b:
+                result = -1 if a < b else 1
+                break
+        if result == 0 and n != m:
+            result = -1 if n < m else 1
+        out[i] = result

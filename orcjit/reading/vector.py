@@ -48,3 +48,28 @@ class ColumnVector:
     def null_count(self) -> int:
         """Number of null slots."""
         return 0 if self.valid is None else int(self.length - np.count_nonzero(self.valid))
+
+
+def find_vector(fields: dict[int, ColumnVector], node: TypeNode) -> ColumnVector:
+    """The vector of ``node`` (a root field, or a field nested in structs) among the decoded root ``fields``."""
+    chain = []
+    current: TypeNode | None = node
+    while current is not None and current.column_id not in fields:
+        chain.append(current.column_id)
+        current = current.parent
+    if current is None:
+        raise KeyError(node.column_id)
+    vec = fields[current.column_id]
+    for column_id in reversed(chain):
+        vec = next(c for c in vec.children if c.node.column_id == column_id)
+    return vec
+
+
+def prune_vector(vec: ColumnVector, selected: set[int]) -> ColumnVector:
+    """``vec`` without the struct fields outside ``selected`` (decoded only for filtering)."""
+    if vec.node.kind != "struct":
+        return vec
+    children = [prune_vector(c, selected) for c in vec.children if c.node.column_id in selected]
+    if len(children) == len(vec.children) and all(a is b for a, b in zip(children, vec.children, strict=True)):
+        return vec
+    return ColumnVector(vec.node, vec.length, vec.valid, children=children)

@@ -1,0 +1,229 @@
+"""Filters in the pandas/pyarrow DNF convention, checked against the schema once.
+
+``[(column, op, value), ...]`` is a conjunction; ``[[...], [...]]`` a disjunction of conjunctions. Ops: ``==``
+(or ``=``), ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("x", "is null")`` and
+``("x", "is not null")`` (a third element, if given, must be ``None``). Columns are top-level names or dotted
+paths to fields inside structs. Comparisons follow SQL: a null never satisfies one (``!=`` and ``not in``
+included); NaN compares as IEEE says.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import OrcError
+from ..schema import TypeNode
+
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+SET_OPS = ("in", "not in")
+NULL_OPS = ("is null", "is not null")
+OPS = COMPARISONS + SET_OPS + NULL_OPS
+ALIASES = {"=": "==", "is_null": "is null", "is_not_null": "is not null", "not_in": "not in"}
+
+INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
+FLOAT_KINDS = frozenset({"float", "double"})
+STRING_KINDS = frozenset({"string", "varchar", "char"})
+TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
+FILTERABLE = INTEGER_KINDS | FLOAT_KINDS | STRING_KINDS | TIMESTAMP_KINDS | {"boolean", "binary", "decimal", "date"}
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """One ``(column, op, value)`` test on a primitive column, its value already of the column's Python type.
+
+    ``values`` holds the set for ``in`` / ``not in`` and the single value otherwise (empty for null tests).
+    """
+
+    path: str
+    node: TypeNode
+    op: str
+    values: tuple[Any, ...]
+
+    @property
+    def value(self) -> Any:
+        """The single value of a comparison."""
+        return self.values[0]
+
+    def __str__(self) -> str:
+        if self.op in NULL_OPS:
+            return f"{self.path} {self.op}"
+        shown = list(self.values) if self.op in SET_OPS else self.value
+        return f"{self.path} {self.op} {shown!r}"
+
+
+Filters = list[list[Predicate]]
+
+
+def normalize_filters(filters: Any, schema: TypeNode) -> Filters | None:
+    """Check ``filters`` against the schema and return them as a list of conjunctions.
+
+    Raises
+    ------
+    OrcError
+        On a malformed filter, an unknown op, a column the file lacks or that is not primitive, or a value that
+        is not of the column's type.
+    """
+    if filters is None:
+        return None
+    if isinstance(filters, (str, bytes, tuple)) or not isinstance(filters, Iterable):
+        raise OrcError("filters must be a list of (column, op, value) tuples or a list of such lists")
+    filters = list(filters)
+    if not filters:
+        raise OrcError("filters must not be empty; pass None to read everything")
+    if all(isinstance(f, tuple) for f in filters):
+        groups = [filters]
+    elif all(isinstance(f, list) for f in filters):
+        groups = filters
+    else:
+        raise OrcError("filters must be a list of (column, op, value) tuples or a list of such lists, not a mix")
+    out = []
+    for group in groups:
+        if not group:
+            raise OrcError("a conjunction in filters is empty")
+        out.append([_predicate(term, schema) for term in group])
+    return out
+
+
+def _predicate(term: Any, schema: TypeNode) -> Predicate:
+    if not isinstance(term, tuple) or len(term) not in (2, 3):
+        raise OrcError(f"filter {term!r} is not a (column, op, value) tuple")
+    path, op = term[0], term[1]
+    value = term[2] if len(term) == 3 else None
+    if not isinstance(op, str) or ALIASES.get(op.strip().lower(), op.strip().lower()) not in OPS:
+        raise OrcError(f"filter {term!r}: unknown op {op!r}; use one of {', '.join(OPS)}")
+    op = ALIASES.get(op.strip().lower(), op.strip().lower())
+    node = _column(path, schema, term)
+    if op in NULL_OPS:
+        if value is not None:
+            raise OrcError(f"filter {term!r}: {op!r} takes no value")
+        return Predicate(path, node, op, ())
+    if len(term) != 3:
+        raise OrcError(f"filter {term!r}: {op!r} needs a value")
+    if op in SET_OPS:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise OrcError(f"filter {term!r}: {op!r} needs a list of values")
+        values = tuple(_coerce(v, node, term) for v in value)
+        if any(v is None for v in values):
+            raise OrcError(f"filter {term!r}: None in a list never matches; use 'is null'")
+        return Predicate(path, node, op, values)
+    if value is None:
+        raise OrcError(f"filter {term!r}: comparing with None never matches; use 'is null' or 'is not null'")
+    return Predicate(path, node, op, (_coerce(value, node, term),))
+
+
+def _column(path: Any, schema: TypeNode, term: Any) -> TypeNode:
+    if not isinstance(path, str):
+        raise OrcError(f"filter {term!r}: the column must be a name, got {type(path).__name__}")
+    node: TypeNode | None = None
+    if schema.kind == "struct":
+        for child in schema.children:
+            if child.name == path:
+                node = child
+        if node is None and "." in path:
+            try:
+                found = schema.find(path)
+            except KeyError:
+                found = None
+            parents = []
+            p = found.parent if found is not None else None
+            while p is not None:
+                parents.append(p)
+                p = p.parent
+            if found is not None and all(p.kind == "struct" for p in parents):
+                node = found
+    elif path == "_col0":
+        node = schema
+    if node is None:
+        raise OrcError(f"filter {term!r}: no column {path!r} in the file")
+    if node.kind not in FILTERABLE:
+        raise OrcError(f"filter {term!r}: column {path!r} is a {node.kind}; filters test primitive columns")
+    return node
+
+
+def _type_error(term: Any, node: TypeNode, value: Any) -> OrcError:
+    return OrcError(f"filter {term!r}: {value!r} is not a value of {node.kind} column {term[0]!r}")
+
+
+def _coerce(value: Any, node: TypeNode, term: Any) -> Any:
+    """The value as the Python type the column's values compare with."""
+    kind = node.kind
+    if isinstance(value, np.generic):
+        value = value.item()
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+    elif kind in INTEGER_KINDS:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, (float, decimal.Decimal)) and math.isfinite(value):
+            return value  # a fractional bound on an integer column is fine for <, >, and never equal
+    elif kind in FLOAT_KINDS:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif kind in STRING_KINDS:
+        if isinstance(value, str):
+            return value
+    elif kind == "binary":
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value)
+    elif kind == "decimal":
+        if isinstance(value, (int, decimal.Decimal)) and not isinstance(value, bool):
+            d = decimal.Decimal(value)
+            if d.is_finite():
+                return d
+        if isinstance(value, float) and math.isfinite(value):
+            return decimal.Decimal(repr(value))
+    elif kind == "date":
+        if isinstance(value, (datetime.datetime, pd.Timestamp)):
+            raise _type_error(term, node, value)
+        if isinstance(value, datetime.date):
+            return value
+        if isinstance(value, str):
+            try:
+                return datetime.date.fromisoformat(value)
+            except ValueError:
+                pass
+    elif kind in TIMESTAMP_KINDS and isinstance(value, (datetime.datetime, pd.Timestamp, np.datetime64, str)):
+        try:
+            ts = pd.Timestamp(value)
+        except (ValueError, TypeError):
+            raise _type_error(term, node, value) from None
+        if ts is pd.NaT:
+            raise _type_error(term, node, value)
+        if kind == "timestamp with local time zone":
+            # instants: a naive value is taken as UTC, as the column is shown in UTC
+            return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+        if ts.tzinfo is not None:
+            raise OrcError(
+                f"filter {term!r}: {node.kind} column {term[0]!r} holds wall-clock times; compare it with a"
+                " naive datetime"
+            )
+        return ts
+    raise _type_error(term, node, value)
+
+
+def referenced_paths(filters: Filters | None) -> list[str]:
+    """Columns the filters test, each once, in first-use order."""
+    seen: dict[str, None] = {}
+    for group in filters or []:
+        for p in group:
+            seen.setdefault(p.path, None)
+    return list(seen)
+
+
+def describe(filters: Filters | None) -> str:
+    """The filters as text: ``(a == 1 and b < 2) or c is null``."""
+    if not filters:
+        return "(none)"
+    parts = [" and ".join(str(p) for p in group) for group in filters]
+    return " or ".join(f"({p})" if len(filters) > 1 and " and " in p else p for p in parts)

@@ -1,0 +1,145 @@
+"""Deciding, stage by stage, what a filtered read must decode: file statistics, stripe statistics, then row
+groups (row index statistics and bloom filters). ``ORCFile.explain`` reports the decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import OrcError
+from ..reading.streams import DATA_KINDS
+from ..stripes import StripeFooterInfo
+from .filters import Filters, describe
+from .prune import NAMES, NO, evaluate, statistics_trusted
+from .rowgroups import RowGroupVerdict, evaluate_row_groups
+
+if TYPE_CHECKING:
+    from ..orcfile import ORCFile
+
+
+@dataclass
+class StripeDecision:
+    """Whether stripe ``index`` is read, and why not if not.
+
+    ``reason`` is ``"file statistics"``, ``"stripe statistics"`` or ``"row groups"`` (every row group skipped)
+    for a skipped stripe. ``row_groups`` holds the row-group decisions when the stripe has a usable row index.
+    """
+
+    index: int
+    rows: int
+    keep: bool
+    reason: str | None = None
+    row_groups: RowGroupVerdict | None = None
+    footer: StripeFooterInfo | None = field(default=None, repr=False)
+
+
+@dataclass
+class Explanation:
+    """What a filtered read skips and why; ``str()`` gives a readable report."""
+
+    filters: str
+    file_verdict: str
+    stripes: list[StripeDecision]
+    file_size: int
+    bytes_to_read: int
+    index_bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly description."""
+        stripes = []
+        for d in self.stripes:
+            item: dict[str, Any] = {"stripe": d.index, "rows": d.rows, "read": d.keep}
+            if d.reason:
+                item["skipped_by"] = d.reason
+            if d.row_groups is not None:
+                rg = d.row_groups
+                item["row_groups"] = len(rg.keep)
+                item["row_groups_kept"] = int(rg.keep.sum())
+                item["row_groups_skipped_by_statistics"] = sum(r == "statistics" for r in rg.reasons)
+                item["row_groups_skipped_by_bloom_filter"] = sum(r == "bloom filter" for r in rg.reasons)
+            stripes.append(item)
+        return {
+            "filters": self.filters,
+            "file": self.file_verdict,
+            "stripes": stripes,
+            "stripes_read": sum(d.keep for d in self.stripes),
+            "rows_in_stripes_read": sum(d.rows for d in self.stripes if d.keep),
+            "bytes_to_read": self.bytes_to_read,
+            "index_bytes_read": self.index_bytes,
+            "file_size": self.file_size,
+        }
+
+    def __str__(self) -> str:
+        info = self.to_dict()
+        lines = [
+            f"filters: {self.filters}",
+            f"file statistics: {self.file_verdict}",
+            f"stripes read: {info['stripes_read']} of {len(self.stripes)} "
+            f"({info['rows_in_stripes_read']} of {sum(d.rows for d in self.stripes)} rows)",
+        ]
+        for item in info["stripes"]:
+            text = f"  stripe {item['stripe']}: {item['rows']} rows, " + (
+                "read" if item["read"] else f"skipped by {item['skipped_by']}"
+            )
+            if "row_groups" in item:
+                text += (
+                    f"; row groups kept {item['row_groups_kept']} of {item['row_groups']}"
+                    f" (skipped: {item['row_groups_skipped_by_statistics']} by statistics,"
+                    f" {item['row_groups_skipped_by_bloom_filter']} by bloom filter)"
+                )
+            lines.append(text)
+        pct = 100.0 * self.bytes_to_read / self.file_size if self.file_size else 0.0
+        lines.append(
+            f"bytes: {self.bytes_to_read} of {self.file_size} ({pct:.1f}%) to read the selected columns,"
+            f" {self.index_bytes} of indexes read to decide"
+        )
+        return "\n".join(lines)
+
+
+def decide(orc: ORCFile, filters: Filters | None, indices: list[int]) -> tuple[str, list[StripeDecision]]:
+    """Decide each stripe in ``indices``: file statistics, stripe statistics, then row groups."""
+    stripes = orc.stripes
+    if not filters:
+        return "maybe", [StripeDecision(i, stripes[i].rows, True) for i in indices]
+    writer, version = orc.writer, orc.writer_version_number
+
+    def trusted(kind: str) -> bool:
+        return statistics_trusted(kind, writer, version)
+
+    file_stats = {s.column_id: s for s in orc.statistics}
+    file_verdict = evaluate(filters, file_stats, orc.nrows, trusted)
+    if file_verdict == NO:
+        return NAMES[NO], [StripeDecision(i, stripes[i].rows, False, "file statistics") for i in indices]
+    decisions = []
+    for i in indices:
+        stripe = stripes[i]
+        try:
+            stats = {s.column_id: s for s in orc.stripe_statistics(i)}
+        except OrcError:
+            stats = {}  # no stripe statistics: decide by row groups alone
+        if stats and evaluate(filters, stats, stripe.rows, trusted) == NO:
+            decisions.append(StripeDecision(i, stripe.rows, False, "stripe statistics"))
+            continue
+        footer = orc.stripe_footer(i)
+        groups = evaluate_row_groups(
+            orc.source, orc._tail, stripe, footer, filters, orc.row_index_stride, writer, version, trusted
+        )
+        if groups is not None and not groups.keep.any():
+            decisions.append(StripeDecision(i, stripe.rows, False, "row groups", groups, footer))
+            continue
+        decisions.append(StripeDecision(i, stripe.rows, True, None, groups, footer))
+    return NAMES[file_verdict], decisions
+
+
+def explain(orc: ORCFile, filters: Filters | None, selected: set[int]) -> Explanation:
+    """Decide every stripe and total the bytes the read would fetch for the ``selected`` column ids."""
+    file_verdict, decisions = decide(orc, filters, list(range(orc.nstripes)))
+    index_bytes = sum(d.row_groups.index_bytes for d in decisions if d.row_groups is not None)
+    data = 0
+    for d in decisions:
+        if not d.keep:
+            continue
+        footer = d.footer or orc.stripe_footer(d.index)
+        data += orc.stripes[d.index].footer_length
+        data += sum(s.length for s in footer.streams if s.column in selected and s.kind in DATA_KINDS)
+    return Explanation(describe(filters), file_verdict, decisions, orc.file_size, data, index_bytes)

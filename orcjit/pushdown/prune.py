@@ -1,0 +1,181 @@
+"""Three-valued evaluation of filters against statistics: could any row of this file, stripe or row group match?
+
+Each predicate answers YES (every row matches), NO (no row can) or MAYBE; conjunctions and disjunctions combine
+them with Kleene's logic. Anything not understood, not recorded, or recorded by a writer known to get it wrong
+answers MAYBE, so pruning can only ever skip data that holds no match.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from typing import Any
+
+import pandas as pd
+
+from ..statistics import ColumnStatistics
+from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Filters, Predicate
+
+NO, MAYBE, YES = 0, 1, 2
+NAMES = {NO: "no", MAYBE: "maybe", YES: "yes"}
+
+# timestamp statistics are milliseconds; widen them so rounding by any writer cannot exclude a real value
+TIMESTAMP_SLACK = pd.Timedelta(milliseconds=1)
+
+
+def conjunction(values: list[int]) -> int:
+    """Kleene AND: NO if any is NO, YES if all are YES."""
+    return min(values) if values else YES
+
+
+def disjunction(values: list[int]) -> int:
+    """Kleene OR: YES if any is YES, NO if all are NO."""
+    return max(values) if values else NO
+
+
+def statistics_trusted(kind: str, writer: str, writer_version: int) -> bool:
+    """Whether a writer's min/max statistics for ``kind`` can be used to skip data.
+
+    String minima and maxima before HIVE-8732 (writer version 1) compared UTF-16 code units and could be wrong
+    at stripe and file level; ORC's own C++ reader ignores decimal statistics of the original writer version;
+    timestamps are only decoded from the UTC fields of ORC-135, so older ones arrive as None anyway.
+    """
+    if writer != "ORC_JAVA":
+        return True
+    if kind in STRING_KINDS and writer_version < 1:
+        return False
+    return not (kind == "decimal" and writer_version < 1)
+
+
+def evaluate(filters: Filters, stats: dict[int, ColumnStatistics | None], rows: int, trusted: Any) -> int:
+    """Evaluate DNF ``filters`` over data of ``rows`` rows whose columns have ``stats`` (by column id)."""
+    return disjunction(
+        [
+            conjunction(
+                [
+                    evaluate_predicate(p, stats.get(p.node.column_id), rows) if trusted(p.node.kind) else MAYBE
+                    for p in group
+                ]
+            )
+            for group in filters
+        ]
+    )
+
+
+def _bounds(p: Predicate, s: ColumnStatistics) -> tuple[Any, Any, bool]:
+    """(low, high, exact): every value lies in [low, high]; exact when they are the real minimum and maximum."""
+    kind = p.node.kind
+    low, high, exact = s.minimum, s.maximum, True
+    if kind in STRING_KINDS:
+        if low is None and s.lower_bound is not None:
+            low, exact = s.lower_bound, False
+        if high is None and s.upper_bound is not None:
+            high, exact = s.upper_bound, False
+    if kind in FLOAT_KINDS and ((low is not None and math.isnan(low)) or (high is not None and math.isnan(high))):
+        return None, None, False
+    if kind in TIMESTAMP_KINDS and low is not None and high is not None:
+        low, high, exact = low - TIMESTAMP_SLACK, high + TIMESTAMP_SLACK, False
+    return low, high, exact
+
+
+def _comparable(value: Any, bound: Any) -> bool:
+    if isinstance(bound, bool) or bound is None:
+        return False
+    if isinstance(bound, (int, float, decimal.Decimal)):
+        return isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool)
+    if isinstance(bound, pd.Timestamp):
+        return isinstance(value, pd.Timestamp) and (value.tzinfo is None) == (bound.tzinfo is None)
+    if isinstance(bound, datetime.date):
+        return isinstance(value, datetime.date)
+    return type(value) is type(bound)
+
+
+def evaluate_predicate(p: Predicate, s: ColumnStatistics | None, rows: int) -> int:
+    """One predicate against one column's statistics over ``rows`` rows."""
+    if s is None or s.count is None or rows <= 0:
+        return MAYBE
+    count, has_null = s.count, s.has_null
+    if count == 0 and not has_null:
+        # rows but neither values nor nulls: statistics of writers that recorded none (old files)
+        return MAYBE
+    all_null = count == 0 and has_null is True
+    no_nulls = has_null is False and count >= rows
+    op = p.op
+    if op == "is null":
+        if has_null is False:
+            return NO
+        return YES if all_null else MAYBE
+    if op == "is not null":
+        if all_null:
+            return NO
+        return YES if no_nulls else MAYBE
+    if all_null:
+        return NO  # a null satisfies no comparison
+    kind = p.node.kind
+    if kind == "boolean":
+        return _boolean(p, s, no_nulls)
+    if kind in FLOAT_KINDS and op in ("!=", "not in"):
+        return MAYBE  # NaN values satisfy both but never show in the statistics
+    low, high, exact = _bounds(p, s)
+    if low is None or high is None or not all(_comparable(v, low) for v in p.values):
+        return MAYBE
+    if kind in INTEGER_KINDS | {"date", "decimal"} | STRING_KINDS | TIMESTAMP_KINDS | FLOAT_KINDS:
+        return _range(op, p.values, low, high, exact, no_nulls)
+    return MAYBE
+
+
+def _range(op: str, values: tuple[Any, ...], low: Any, high: Any, exact: bool, no_nulls: bool) -> int:
+    single = exact and low == high
+    if op == "==":
+        v = values[0]
+        if v < low or v > high:
+            return NO
+        return YES if single and v == low and no_nulls else MAYBE
+    if op == "!=":
+        v = values[0]
+        if single and v == low:
+            return NO
+        return YES if (v < low or v > high) and no_nulls else MAYBE
+    if op == "in":
+        inside = [v for v in values if low <= v <= high]
+        if not inside:
+            return NO
+        return YES if single and low in inside and no_nulls else MAYBE
+    if op == "not in":
+        if single and low in values:
+            return NO
+        return YES if all(v < low or v > high for v in values) and no_nulls else MAYBE
+    v = values[0]
+    if op == "<":
+        if low >= v:
+            return NO
+        return YES if high < v and no_nulls else MAYBE
+    if op == "<=":
+        if low > v:
+            return NO
+        return YES if high <= v and no_nulls else MAYBE
+    if op == ">":
+        if high <= v:
+            return NO
+        return YES if low > v and no_nulls else MAYBE
+    if op == ">=":
+        if high < v:
+            return NO
+        return YES if low >= v and no_nulls else MAYBE
+    return MAYBE
+
+
+def _boolean(p: Predicate, s: ColumnStatistics, no_nulls: bool) -> int:
+    true_count, false_count = s.true_count, s.false_count
+    if true_count is None or false_count is None:
+        return MAYBE
+    wanted = set(p.values) if p.op in ("in", "not in") else {p.value}
+    if p.op in ("!=", "not in"):
+        wanted = {True, False} - wanted
+    elif p.op not in ("==", "in"):
+        return MAYBE
+    present = {v for v, n in ((True, true_count), (False, false_count)) if n > 0}
+    if not present & wanted:
+        return NO
+    return YES if present <= wanted and no_nulls else MAYBE
