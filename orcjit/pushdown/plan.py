@@ -10,7 +10,7 @@ from ..errors import OrcError
 from ..reading.streams import DATA_KINDS
 from ..stripes import StripeFooterInfo
 from .filters import Filters, describe
-from .prune import NAMES, NO, evaluate, statistics_trusted
+from .prune import NAMES, NO, bloom_filters_trusted, evaluate, statistics_trusted
 from .rowgroups import RowGroupVerdict, evaluate_row_groups
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ def decide(orc: ORCFile, filters: Filters | None, indices: list[int]) -> tuple[s
     def trusted(kind: str) -> bool:
         return statistics_trusted(kind, writer, version)
 
+    use_bloom = bloom_filters_trusted(writer, orc.software_version)
     file_stats = {s.column_id: s for s in orc.statistics}
     file_verdict = evaluate(filters, file_stats, orc.nrows, trusted)
     if file_verdict == NO:
@@ -122,7 +123,7 @@ def decide(orc: ORCFile, filters: Filters | None, indices: list[int]) -> tuple[s
             continue
         footer = orc.stripe_footer(i)
         groups = evaluate_row_groups(
-            orc.source, orc._tail, stripe, footer, filters, orc.row_index_stride, writer, version, trusted
+            orc.source, orc._tail, stripe, footer, filters, orc.row_index_stride, writer, version, trusted, use_bloom
         )
         if groups is not None and not groups.keep.any():
             decisions.append(StripeDecision(i, stripe.rows, False, "row groups", groups, footer))

@@ -48,6 +48,24 @@ def statistics_trusted(kind: str, writer: str, writer_version: int) -> bool:
     return not (kind == "decimal" and writer_version < 1)
 
 
+# ORC C++ releases whose bloom filters hash values inconsistently with every other writer (ORC-1024); ORC's own
+# readers ignore their filters, and so do we
+BAD_CPP_BLOOM_FILTER_RELEASES = frozenset({*(f"1.6.{minor}" for minor in range(12)), "1.7.0"})
+
+
+def bloom_filters_trusted(writer: str, software_version: str | None) -> bool:
+    """Whether a file's bloom filters may be used at all.
+
+    ORC C++ wrote bloom filters from 1.6.0 and recorded its version only from 1.6.11 and 1.7.0, so a C++ file
+    without a software version, or from a release with the ORC-1024 hashing bug, keeps its filters unused.
+    """
+    if writer != "ORC_CPP":
+        return True
+    if not software_version:
+        return False
+    return software_version.split("-", 1)[0].strip() not in BAD_CPP_BLOOM_FILTER_RELEASES
+
+
 def evaluate(filters: Filters, stats: dict[int, ColumnStatistics | None], rows: int, trusted: Any) -> int:
     """Evaluate DNF ``filters`` over data of ``rows`` rows whose columns have ``stats`` (by column id)."""
     return disjunction(

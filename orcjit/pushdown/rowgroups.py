@@ -58,6 +58,7 @@ def evaluate_row_groups(
     writer: str,
     writer_version: int,
     trusted: Any,
+    use_bloom: bool = True,
 ) -> RowGroupVerdict | None:
     """Decide each row group of ``stripe``; ``None`` when the stripe has no usable row index."""
     if stride <= 0 or stripe.rows <= 0:
@@ -82,6 +83,8 @@ def evaluate_row_groups(
 
     blooms: dict[int, tuple[Any, int]] = {}
     bloom_columns = {p.node.column_id for group in filters for p in group if p.op in ("==", "in")}
+    if not use_bloom:
+        bloom_columns = set()
     for column in bloom_columns:
         node = columns[column]
         for kind in (BLOOM_FILTER_UTF8, BLOOM_FILTER):
