@@ -12,10 +12,11 @@ import pandas as pd
 from .compression import CODEC_NAMES
 from .errors import OrcError
 from .pushdown.filters import normalize_filters, referenced_paths
-from .pushdown.plan import Explanation, decide, explain
+from .pushdown.plan import Explanation, StripeDecision, decide, explain
 from .pushdown.rows import filters_mask
 from .reading.columns import ReadContext, read_column
 from .reading.frame import Selection, build_frame, check_backend, select_columns
+from .reading.seek import Positions, read_row_positions, read_stripe_rows
 from .reading.streams import read_stripe_streams
 from .reading.vector import ColumnVector, find_vector, prune_vector
 from .schema import TypeNode, build_schema
@@ -70,7 +71,10 @@ class ORCFile:
         try:
             self._tail: FileTail = read_tail(self._source)
             footer = self._tail.footer
-            self.schema: TypeNode = build_schema(footer.types)
+            try:
+                self.schema: TypeNode = build_schema(footer.types)
+            except OrcError as exc:
+                raise OrcError(f"{self._source.name}: footer: {exc}") from None
         except BaseException:
             self.close()
             raise
@@ -230,10 +234,67 @@ class ORCFile:
             footer = read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
         streams = read_stripe_streams(self._source, self._tail, stripe, footer, selection.selected)
         ctx = ReadContext(streams, selection.selected, dictionary_as_category)
-        root = read_column(ctx, self.schema, stripe.rows)
+        return self._fields(read_column(ctx, self.schema, stripe.rows))
+
+    def _fields(self, root: ColumnVector) -> dict[int, ColumnVector]:
+        """The vectors of the root's fields by column id (the root itself when it is not a struct)."""
         if self.schema.kind != "struct":
             return {self.schema.column_id: root}
         return {vec.node.column_id: vec for vec in root.children}
+
+    def _row_positions(self, index: int, footer: StripeFooterInfo, selection: Selection) -> Positions | None:
+        """Stream positions per row group of the selected columns in stripe ``index``; ``None`` when the stripe
+        cannot be entered by row group."""
+        nodes = [node for node in self._columns if node.column_id in selection.selected]
+        return read_row_positions(self._source, self._tail, self._stripes[index], footer, nodes, self.row_index_stride)
+
+    def _decode_rows(
+        self,
+        index: int,
+        selection: Selection,
+        first: int,
+        count: int,
+        dictionary_as_category: bool,
+        footer: StripeFooterInfo,
+        positions: Positions | None,
+    ) -> dict[int, ColumnVector]:
+        """Decode rows ``[first, first + count)`` of stripe ``index`` (entered by row group with ``positions``)."""
+        root = read_stripe_rows(
+            self._source,
+            self._tail,
+            self._stripes[index],
+            footer,
+            self.schema,
+            selection.selected,
+            first,
+            count,
+            positions,
+            self.row_index_stride,
+            dictionary_as_category,
+        )
+        return self._fields(root)
+
+    def _decode_kept(
+        self, d: StripeDecision, selection: Selection, dictionary_as_category: bool
+    ) -> Iterator[tuple[int, int, dict[int, ColumnVector]]]:
+        """``(first row in the stripe, rows, vectors)`` for each maximal run of the row groups ``d`` keeps; the
+        whole stripe when it skips none or the stripe cannot be entered by row group."""
+        stripe = self._stripes[d.index]
+        groups = d.row_groups
+        if groups is not None and not groups.keep.all() and groups.stride > 0:
+            footer = d.footer or read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+            positions = self._row_positions(d.index, footer, selection)
+            if positions is not None:
+                for start, stop in _runs(groups.keep):
+                    first = start * groups.stride
+                    count = min(stop * groups.stride, stripe.rows) - first
+                    yield (
+                        first,
+                        count,
+                        self._decode_rows(d.index, selection, first, count, dictionary_as_category, footer, positions),
+                    )
+                return
+        yield 0, stripe.rows, self._decode_stripe(d.index, selection, dictionary_as_category, d.footer)
 
     def _frame(
         self,
@@ -258,14 +319,20 @@ class ORCFile:
         for d in decisions:
             if not d.keep:
                 continue
-            vectors = self._decode_stripe(d.index, decode, dictionary_as_category, d.footer)
-            stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
-            first_rows.append(self._stripes[d.index].first_row)
-            row_counts.append(d.rows)
-            if predicates:
-                tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
-                masks.append(filters_mask(predicates, tested_vectors, d.rows))
-        frame = build_frame(output, stripes, backend, dictionary_as_category=dictionary_as_category)
+            # only the runs of row groups that may match are decoded; masks and row numbers follow those rows
+            runs = self._decode_kept(d, decode, dictionary_as_category) if decode.fields else [(0, d.rows, {})]
+            for first, count, vectors in runs:
+                stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
+                first_rows.append(self._stripes[d.index].first_row + first)
+                row_counts.append(count)
+                if predicates:
+                    tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
+                    masks.append(filters_mask(predicates, tested_vectors, count))
+        if output.fields:
+            frame = build_frame(output, stripes, backend, dictionary_as_category=dictionary_as_category)
+        else:
+            # no columns, but one row per row read, as pandas.read_orc gives
+            frame = pd.DataFrame(index=pd.RangeIndex(sum(row_counts)), columns=pd.Index([], dtype=object))
         if file_row_index and stripes:
             frame.index = pd.Index(
                 np.concatenate([np.arange(r, r + n) for r, n in zip(first_rows, row_counts, strict=True)])
@@ -274,7 +341,24 @@ class ORCFile:
             mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
             frame = frame[mask]
             if not file_row_index:
-                frame = frame.reset_index(drop=True)
+                frame = self._as_in_full_read(frame.reset_index(drop=True), output, backend)
+        return frame
+
+    def _as_in_full_read(self, frame: pd.DataFrame, output: Selection, backend: str) -> pd.DataFrame:
+        """Give pruned results the dtypes a full read has: with NumPy dtypes an integer or boolean column that
+        holds nulls anywhere in the file is float or object, even when the stripes read have none."""
+        if backend != "numpy":
+            return frame
+        for name, node in zip(output.names, output.fields, strict=True):
+            if node.kind not in ("boolean", "tinyint", "smallint", "int", "bigint"):
+                continue
+            stats = self.statistics[node.column_id]
+            nullable = stats.has_null is True or (stats.count is not None and stats.count < self.nrows)
+            dtype = frame[name].dtype
+            if nullable and dtype.kind in "iu":
+                frame[name] = frame[name].astype(np.float64)
+            elif nullable and dtype.kind == "b":
+                frame[name] = frame[name].astype(object)
         return frame
 
     def read(
@@ -287,6 +371,54 @@ class ORCFile:
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         return self._frame(range(self.nstripes), columns, dtype_backend, dictionary_as_category, filters)
+
+    def read_rows(
+        self,
+        start: int,
+        stop: int,
+        columns: Sequence[str | int] | None = None,
+        dtype_backend: str | None = None,
+        *,
+        dictionary_as_category: bool = False,
+    ) -> pd.DataFrame:
+        """Read rows ``[start, stop)`` of the file into a DataFrame whose index holds the rows' file numbers.
+
+        Each stripe the range touches is entered with the row index at the row group holding its first row
+        there; the rows before it in that group are skipped, not decoded, and the streams are fetched only up to
+        about the row group after the last row. Stripes of files without a row index are decoded from their
+        first row. A range past the file's end reads what there is of it.
+
+        Raises
+        ------
+        OrcError
+            If ``start`` or ``stop`` is not an int, or ``start`` is negative or after ``stop``.
+        """
+        for name, value in (("start", start), ("stop", stop)):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+                raise OrcError(f"{name} must be an int, got {type(value).__name__}")
+        if start < 0 or stop < start:
+            raise OrcError(f"rows [{start}, {stop}): start must be 0 or more and stop no less than start")
+        start, stop = min(int(start), self.nrows), min(int(stop), self.nrows)
+        backend = check_backend(dtype_backend)
+        output = select_columns(self.schema, columns)
+        parts: list[list[ColumnVector]] = []
+        for stripe in self._stripes:
+            lo, hi = max(start, stripe.first_row), min(stop, stripe.first_row + stripe.rows)
+            if lo >= hi:
+                continue
+            footer = read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+            first, count = lo - stripe.first_row, hi - lo
+            if count == stripe.rows:
+                vectors = self._decode_stripe(stripe.index, output, dictionary_as_category, footer)
+            else:
+                positions = self._row_positions(stripe.index, footer, output)
+                vectors = self._decode_rows(
+                    stripe.index, output, first, count, dictionary_as_category, footer, positions
+                )
+            parts.append([vectors[f.column_id] for f in output.fields])
+        frame = build_frame(output, parts, backend, dictionary_as_category=dictionary_as_category)
+        frame.index = pd.RangeIndex(start, start + len(frame)) if parts else pd.RangeIndex(start, start)
+        return frame
 
     def read_stripe(
         self,
@@ -360,3 +492,10 @@ class ORCFile:
             f"<orcjit.ORCFile {self._source.name!r} rows={self.nrows} stripes={self.nstripes} "
             f"compression={self.compression} schema={self.schema}>"
         )
+
+
+def _runs(keep: np.ndarray) -> list[tuple[int, int]]:
+    """``[start, stop)`` of each maximal run of True in ``keep``."""
+    padded = np.concatenate([[False], keep.astype(bool), [False]])
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]

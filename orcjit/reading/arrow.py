@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Set
 from typing import Any
 
 import numpy as np
@@ -17,9 +18,22 @@ def _pa() -> Any:
     return pyarrow
 
 
-def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_as_category: bool = False) -> Any:
+def dictionary_columns(vectors: Iterable[ColumnVector]) -> set[int]:
+    """Column ids of the strings kept as dictionaries (``dictionary_as_category``) anywhere in ``vectors``."""
+    found: set[int] = set()
+    stack = list(vectors)
+    while stack:
+        vec = stack.pop()
+        if vec.dictionary is not None:
+            found.add(vec.node.column_id)
+        stack.extend(vec.children)
+    return found
+
+
+def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_ids: Set[int] = frozenset()) -> Any:
     """The Arrow type pyarrow's ORC reader uses for ``node``: struct fields limited to the ``selected`` column ids,
-    strings as dictionaries on request."""
+    the strings whose column ids are in ``dictionary_ids`` as dictionaries (``dictionary_as_category``: the
+    columns dictionary-encoded in at least one stripe read)."""
     pa = _pa()
     kind = node.kind
     simple = {
@@ -38,31 +52,26 @@ def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_as_c
     if kind in simple:
         return simple[kind]
     if kind in ("string", "varchar", "char"):
-        return pa.dictionary(pa.int32(), pa.string()) if dictionary_as_category else pa.string()
+        return pa.dictionary(pa.int32(), pa.string()) if node.column_id in dictionary_ids else pa.string()
     if kind == "decimal":
         precision = node.precision or DEFAULT_DECIMAL[0]
         scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
         return pa.decimal128(precision, scale)
     if kind == "array":
-        return pa.list_(arrow_type(node.children[0], selected, dictionary_as_category))
+        return pa.list_(arrow_type(node.children[0], selected, dictionary_ids))
     if kind == "map":
         key, value = node.children
-        return pa.map_(
-            arrow_type(key, selected, dictionary_as_category), arrow_type(value, selected, dictionary_as_category)
-        )
+        return pa.map_(arrow_type(key, selected, dictionary_ids), arrow_type(value, selected, dictionary_ids))
     if kind == "struct":
         return pa.struct(
             [
-                pa.field(c.name, arrow_type(c, selected, dictionary_as_category))
+                pa.field(c.name, arrow_type(c, selected, dictionary_ids))
                 for c in node.children
                 if selected is None or c.column_id in selected
             ]
         )
     if kind == "uniontype":
-        fields = [
-            pa.field(f"_union_{i}", arrow_type(c, selected, dictionary_as_category))
-            for i, c in enumerate(node.children)
-        ]
+        fields = [pa.field(f"_union_{i}", arrow_type(c, selected, dictionary_ids)) for i, c in enumerate(node.children)]
         return pa.sparse_union(fields, list(range(len(fields))))
     raise AssertionError(kind)
 
@@ -96,6 +105,10 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
             )
             indices = pa.Array.from_buffers(pa.int32(), n, [validity, pa.py_buffer(vec.values.astype(np.int32))], nulls)
             return pa.DictionaryArray.from_arrays(indices, dictionary)
+        if pa.types.is_dictionary(type_):
+            # a stripe that encodes directly a column other stripes dictionary-encode: a dictionary of its own, the
+            # stripes' dictionaries unified by to_pandas
+            return to_arrow(vec, type_.value_type).dictionary_encode()
         offsets = vec.offsets
         data = vec.data[offsets[0] : offsets[-1]]
         if offsets[-1] - offsets[0] >= 2**31:

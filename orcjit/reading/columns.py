@@ -15,9 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OrcError
-from ..kernels.boolean_rle import boolean_rle_values
-from ..kernels.byte_rle import byte_rle_values
-from ..kernels.decimal import decode_decimal_varints, rescale_decimal128
+from ..kernels.decimal import rescale_decimal128
 from ..kernels.rle_v1 import rle_v1_values
 from ..kernels.rle_v2 import decode_rle_v2
 from ..kernels.status import BAD_VALUE, OVERFLOW, SCRATCH_SIZE, check, new_state
@@ -36,7 +34,12 @@ DEFAULT_DECIMAL = (38, 10)  # what ORC writers assume for decimals of old files 
 
 
 class ReadContext:
-    """What column readers share while reading one stripe."""
+    """What column readers share while reading one stripe.
+
+    ``streams.open(column, kind)`` hands out each stream as a :class:`~orcjit.reading.cursor.ValueStream`: from
+    its start (:class:`StripeStreams`), or entered at a row group with the row index
+    (:class:`~orcjit.reading.seek.SeekStreams`), so the same readers decode a whole stripe or a run of rows.
+    """
 
     def __init__(self, streams: StripeStreams, selected: set[int], dictionary_as_category: bool = False) -> None:
         self.streams = streams
@@ -58,6 +61,11 @@ def decode_integers(buf: np.ndarray, count: int, signed: bool, encoding: int, wh
     return out
 
 
+def _v2(encoding: int) -> bool:
+    """Whether integer streams of a column in ``encoding`` use RLE v2."""
+    return encoding not in (DIRECT, DICTIONARY)
+
+
 def _encoding(ctx: ReadContext, node: TypeNode, allowed: tuple[int, ...]) -> int:
     enc = ctx.streams.encoding(node.column_id).kind
     if enc not in allowed:
@@ -67,10 +75,10 @@ def _encoding(ctx: ReadContext, node: TypeNode, allowed: tuple[int, ...]) -> int
 
 
 def _present(ctx: ReadContext, node: TypeNode, count: int) -> np.ndarray | None:
-    buf = ctx.streams.get(node.column_id, PRESENT)
-    if buf is None:
+    stream = ctx.streams.open_optional(node.column_id, PRESENT)
+    if stream is None:
         return None
-    valid = boolean_rle_values(buf, count, ctx.streams.where(node.column_id, PRESENT))
+    valid = stream.booleans(count)
     return None if valid.all() else valid
 
 
@@ -101,14 +109,14 @@ def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, what: s
 def _read_boolean(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    dense = boolean_rle_values(ctx.streams.require(col, DATA), nn, ctx.streams.where(col, DATA))
+    dense = ctx.streams.open(col, DATA).booleans(nn)
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
 
 
 def _read_tinyint(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    dense = byte_rle_values(ctx.streams.require(col, DATA), nn, ctx.streams.where(col, DATA)).view(np.int8)
+    dense = ctx.streams.open(col, DATA).octets(nn).view(np.int8)
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
 
 
@@ -116,7 +124,7 @@ def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, DATA)
-    dense = decode_integers(ctx.streams.require(col, DATA), nn, True, enc, what)
+    dense = ctx.streams.open(col, DATA).integers(nn, True, _v2(enc))
     dtype = np.int32 if node.kind == "date" else INT_DTYPES[node.kind]
     if dtype is not np.int64:
         info = np.iinfo(dtype)
@@ -130,11 +138,11 @@ def _read_floating(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarr
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     dtype = np.dtype("<f4") if node.kind == "float" else np.dtype("<f8")
-    buf = ctx.streams.require(col, DATA)
     need = nn * dtype.itemsize
+    buf = ctx.streams.open(col, DATA).raw(need)
     if len(buf) < need:
         raise OrcError(f"{ctx.streams.where(col, DATA)}: holds {len(buf)} bytes, {nn} {node.kind} values need {need}")
-    dense = buf[: nn * dtype.itemsize].view(dtype)
+    dense = buf.view(dtype)
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
 
 
@@ -145,25 +153,26 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     streams = ctx.streams
     if enc in (DIRECT, DIRECT_V2):
         what = streams.where(col, LENGTH)
-        lengths = decode_integers(streams.require(col, LENGTH), nn, False, enc, what)
+        lengths = streams.open(col, LENGTH).integers(nn, False, _v2(enc))
         offsets = _offsets(lengths, valid, count, what)
-        data = streams.require(col, DATA)
+        data = streams.open(col, DATA).raw(int(offsets[-1]))
         if offsets[-1] > len(data):
             raise OrcError(f"{streams.where(col, DATA)}: LENGTH needs {offsets[-1]} bytes, DATA holds {len(data)}")
         return ColumnVector(node, count, valid, offsets=offsets, data=data)
 
     size = streams.encoding(col).dictionary_size or 0
     what = streams.where(col, LENGTH)
-    dict_data = streams.require(col, DICTIONARY_DATA)
-    if size > len(streams.require(col, LENGTH)) * 128 + 1:  # RLE cannot pack more than this many lengths
+    dict_data = streams.open(col, DICTIONARY_DATA).whole()
+    dict_lengths = streams.open(col, LENGTH)
+    if size > len(dict_lengths.whole()) * 128 + 1:  # RLE cannot pack more than this many lengths
         raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
-    dict_offsets = _offsets(decode_integers(streams.require(col, LENGTH), size, False, enc, what), None, size, what)
+    dict_offsets = _offsets(dict_lengths.integers(size, False, _v2(enc)), None, size, what)
     if dict_offsets[-1] > len(dict_data):
         raise OrcError(
             f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
         )
     what = streams.where(col, DATA)
-    dense = decode_integers(streams.require(col, DATA), nn, False, enc, what)
+    dense = streams.open(col, DATA).integers(nn, False, _v2(enc))
     if nn and (dense.min() < 0 or dense.max() >= size):
         raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
     indices = _spread(dense, valid, count)
@@ -194,8 +203,8 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     streams = ctx.streams
-    seconds = decode_integers(streams.require(col, DATA), nn, True, enc, streams.where(col, DATA))
-    nanos = decode_integers(streams.require(col, SECONDARY), nn, False, enc, streams.where(col, SECONDARY))
+    seconds = streams.open(col, DATA).integers(nn, True, _v2(enc))
+    nanos = streams.open(col, SECONDARY).integers(nn, False, _v2(enc))
     zone = None if node.kind == "timestamp with local time zone" else _zone(streams.footer.writer_timezone)
     try:
         epoch = _epoch_2015(zone) if zone else UTC_2015
@@ -216,12 +225,8 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     streams = ctx.streams
-    hi = np.empty(nn, dtype=np.int64)
-    lo = np.empty(nn, dtype=np.uint64)
-    buf = streams.require(col, DATA)
-    state = new_state()
-    check(decode_decimal_varints(buf, 0, len(buf), hi, lo, 0, nn, state), state, streams.where(col, DATA))
-    scales = decode_integers(streams.require(col, SECONDARY), nn, True, enc, streams.where(col, SECONDARY))
+    hi, lo = streams.open(col, DATA).decimals(nn)
+    scales = streams.open(col, SECONDARY).integers(nn, True, _v2(enc))
     scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
     result = rescale_decimal128(hi, lo, scales, scale)
     if result == OVERFLOW:
@@ -285,7 +290,7 @@ def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.nd
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, LENGTH)
-    lengths = decode_integers(ctx.streams.require(col, LENGTH), nn, False, enc, what)
+    lengths = ctx.streams.open(col, LENGTH).integers(nn, False, _v2(enc))
     offsets = _offsets(lengths, valid, count, what)
     total = int(offsets[-1])
     children = [read_column(ctx, child, total) for child in node.children]
@@ -296,7 +301,7 @@ def _read_union(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, DATA)
-    tags = byte_rle_values(ctx.streams.require(col, DATA), nn, what)
+    tags = ctx.streams.open(col, DATA).octets(nn)
     if nn and int(tags.max()) >= len(node.children):
         raise OrcError(f"{what}: union tag {int(tags.max())} but the union has {len(node.children)} variants")
     full_tags = _spread(tags, valid, count)

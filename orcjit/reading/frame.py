@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,10 +56,14 @@ def select_columns(schema: TypeNode, columns: Sequence[str | int] | None) -> Sel
     for column in columns:
         node = _resolve(schema, column)
         selected.update(n.column_id for n in node.walk())
-        parent = node.parent
+        child, parent = node, node.parent
         while parent is not None:
             selected.add(parent.column_id)
-            parent = parent.parent
+            if parent.kind in ("map", "uniontype"):
+                # a field inside a map's keys or values, or one union variant: the map needs the other side, the
+                # union every variant, to be read at all
+                selected.update(n.column_id for s in parent.children if s is not child for n in s.walk())
+            child, parent = parent, parent.parent
     fields = [c for c in schema.children if c.column_id in selected]
     return Selection(fields, [c.name or "" for c in fields], selected)
 
@@ -73,24 +79,30 @@ def _resolve(schema: TypeNode, column: Any) -> TypeNode:
         if child.name == column:
             return child
     if "." in column:
-        try:
-            node = schema.find(column)
-        except KeyError:
-            pass
-        else:
-            if all(p.kind == "struct" for p in _ancestors(node)):
-                return node
+        node = _dotted_names(schema).get(column)
+        if node is not None:
+            return node
     names = ", ".join(repr(c.name) for c in schema.children)
     raise OrcError(f"no column {column!r} in the file; its columns are {names}")
 
 
-def _ancestors(node: TypeNode) -> list[TypeNode]:
-    out = []
-    parent = node.parent
-    while parent is not None:
-        out.append(parent)
-        parent = parent.parent
-    return out
+def _dotted_names(schema: TypeNode) -> dict[str, TypeNode]:
+    """Every field by the dotted name pandas.read_orc (ORC C++) selects it with: struct field names joined by
+    dots, list elements, map keys and values and union variants passed through without a name of their own
+    (``"items.price"`` is the ``price`` field of a ``list<struct<price:...>>``). Of two equal names the later
+    field wins, as in ORC C++."""
+    names: dict[str, TypeNode] = {}
+
+    def visit(node: TypeNode, prefix: str) -> None:
+        for child in node.children:
+            path = prefix
+            if node.kind == "struct":
+                path = f"{prefix}.{child.name}" if prefix else child.name or ""
+                names[path] = child
+            visit(child, path)
+
+    visit(schema, "")
+    return names
 
 
 def check_backend(dtype_backend: str | None) -> str:
@@ -132,6 +144,15 @@ def _types_mapper(backend: str) -> Any:
     return None
 
 
+@functools.cache
+def _have_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def build_frame(
     selection: Selection,
     stripes: list[list[ColumnVector]],
@@ -141,22 +162,45 @@ def build_frame(
     first_row: int = 0,
 ) -> pd.DataFrame:
     """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame."""
+    if backend != "pyarrow" and (os.environ.get("ORCJIT_NO_PYARROW") == "1" or not _have_pyarrow()):
+        from .numpy_frame import build_frame_numpy
+
+        return build_frame_numpy(
+            selection, stripes, backend, dictionary_as_category=dictionary_as_category, first_row=first_row
+        )
     import pyarrow as pa
 
-    from .arrow import arrow_type, to_arrow
+    from .arrow import arrow_type, dictionary_columns, to_arrow
 
-    types = [arrow_type(f, selection.selected, dictionary_as_category) for f in selection.fields]
+    # strings become dictionaries where at least one stripe read keeps a dictionary; directly encoded ones stay strings
+    dictionary_ids = dictionary_columns(v for stripe in stripes for v in stripe) if dictionary_as_category else set()
+    types = [arrow_type(f, selection.selected, dictionary_ids) for f in selection.fields]
     chunked = [pa.chunked_array([to_arrow(stripe[i], t) for stripe in stripes], type=t) for i, t in enumerate(types)]
-    unions = [i for i, t in enumerate(types) if pa.types.is_union(t)] if backend != "pyarrow" else []
+    # pyarrow's to_pandas cannot convert unions, at the top level or inside lists, maps and structs
+    # (ArrowNotImplementedError): such columns are converted here, each union value a {"tag", "value"} dict
+    unions = [i for i, f in enumerate(selection.fields) if _holds_union(f, selection.selected)]
+    unions = unions if backend != "pyarrow" else []
     plain = [i for i in range(len(types)) if i not in unions]
     table = pa.Table.from_arrays([chunked[i] for i in plain], names=[selection.names[i] for i in plain])
     frame = table.to_pandas(types_mapper=_types_mapper(backend))
     for i in unions:
-        # pandas.read_orc cannot convert unions; each value becomes {"tag": variant, "value": value}
-        frame.insert(i, selection.names[i], _union_objects([stripe[i] for stripe in stripes], types[i]))
+        vectors = [stripe[i] for stripe in stripes]
+        if pa.types.is_union(types[i]):
+            # pandas.read_orc cannot convert unions; each value becomes {"tag": variant, "value": value}
+            column = _union_objects(vectors, types[i])
+        else:
+            from .numpy_frame import _convert  # as the column converts without pyarrow
+
+            column = _convert(selection.fields[i], vectors, selection.selected)
+        frame.insert(i, selection.names[i], column)
     if first_row:
         frame.index = pd.RangeIndex(first_row, first_row + len(frame))
     return frame
+
+
+def _holds_union(node: TypeNode, selected: set[int]) -> bool:
+    """Whether the selected part of ``node``'s subtree holds a union."""
+    return any(n.kind == "uniontype" and n.column_id in selected for n in node.walk())
 
 
 def _union_objects(vectors: list[ColumnVector], type_: Any) -> Any:

@@ -3,6 +3,7 @@ decompressed once, handed out as read-only ``uint8`` arrays."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -11,6 +12,7 @@ import numpy as np
 from ..errors import OrcError
 from ..stripes import ColumnEncodingInfo, StripeFooterInfo, StripeInfo, stream_kind_name
 from ..tail import FileTail
+from .cursor import ValueStream
 
 # stream kinds the row readers use (indexes and bloom filters are read by pushdown, not here)
 PRESENT, DATA, LENGTH, DICTIONARY_DATA, DICTIONARY_COUNT, SECONDARY = 0, 1, 2, 3, 4, 5
@@ -50,6 +52,14 @@ class StripeStreams:
         """The stream; a missing stream reads as empty, so decoding values from it fails with a clear error."""
         return self.buffers.get((column, kind), EMPTY)
 
+    def open(self, column: int, kind: int) -> ValueStream:
+        """The stream to decode values from, from its start; a missing stream reads as empty."""
+        return ValueStream(self.buffers.get((column, kind), EMPTY), self.where(column, kind))
+
+    def open_optional(self, column: int, kind: int) -> ValueStream | None:
+        """As :meth:`open`, but ``None`` when the stripe has no such stream."""
+        return self.open(column, kind) if (column, kind) in self.buffers else None
+
     def encoding(self, column: int) -> ColumnEncodingInfo:
         """The column's encoding in this stripe."""
         encodings = self.footer.encodings
@@ -58,9 +68,16 @@ class StripeStreams:
         return encodings[column]
 
     def where(self, column: int, kind: int | None = None) -> str:
-        """Words for error messages: file, stripe, column and stream."""
+        """Words for error messages: file, stripe, column and stream (and that the stripe lacks the stream)."""
         stream = f" {stream_kind_name(kind)} stream" if kind is not None else ""
+        if kind is not None and (column, kind) not in self.buffers and (column, kind) not in self._listed:
+            stream += " (missing from the stripe)"
         return f"{self.name}: stripe {self.stripe.index}, column {column}{stream}"
+
+    @functools.cached_property
+    def _listed(self) -> frozenset[tuple[int, int]]:
+        """Every (column, kind) the stripe footer lists, empty streams included."""
+        return frozenset((s.column, s.kind) for s in self.footer.streams)
 
 
 def read_stripe_streams(

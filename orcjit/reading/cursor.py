@@ -1,0 +1,313 @@
+"""Reading one stream of a column: :class:`ValueStream` decodes values with the kernels from where the last call
+stopped; :class:`StreamCursor` feeds it the decompressed bytes of a stream from some chunk on, fetched and
+decompressed only as far as decoding gets.
+
+A whole-stripe read gives a ``ValueStream`` the stream decompressed whole, from byte 0. A row-group read gives it
+a cursor started at the row group's position: the decompressed bytes from the position's chunk, decoding
+starting ``decompressed_offset`` bytes in, and the values (and bits) the position says belong to earlier rows
+skipped by the kernels' skip entry points before the first value is decoded. When a kernel runs out of bytes
+(``TRUNCATED``) and the cursor has more, the call is repeated from the same state with more bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..compression import NONE, decompress_stream
+from ..errors import OrcError
+from ..kernels.boolean_rle import decode_boolean_rle, skip_boolean_rle
+from ..kernels.byte_rle import decode_byte_rle, skip_byte_rle
+from ..kernels.decimal import decode_decimal_varints
+from ..kernels.rle_v1 import decode_rle_v1, skip_rle_v1
+from ..kernels.rle_v2 import decode_rle_v2, skip_rle_v2
+from ..kernels.status import ERROR_POS, SCRATCH_SIZE, TRUNCATED, check, new_state
+
+__all__ = ["StreamCursor", "ValueStream"]
+
+HEADER_SIZE = 3
+EMPTY = np.frombuffer(b"", dtype=np.uint8)
+# first and least further read of an uncompressed stream past what was fetched
+MIN_WINDOW = 16 * 1024
+
+
+def _readonly(data: bytes | np.ndarray) -> np.ndarray:
+    # kernels are compiled per array type: read-only uint8, as np.frombuffer gives, keeps one variant
+    if isinstance(data, np.ndarray):
+        data.flags.writeable = False
+        return data
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+class StreamCursor:
+    """The decompressed bytes of one stream from a chunk on, a window at a time.
+
+    Parameters
+    ----------
+    fetch : callable
+        ``fetch(offset, length)``: the stream's bytes ``[offset, offset + length)`` as stored in the file.
+    length : int
+        The stream's length in the file.
+    start : int
+        Where to begin: a chunk header's offset (compressed) or any byte offset (uncompressed).
+    raw : bytes
+        The stream's bytes from ``start`` on that were fetched already (possibly ending inside a chunk).
+    codec, block_size : int
+        The file's compression and compression block size.
+    what : str
+        The stream, for error messages.
+    """
+
+    def __init__(
+        self,
+        fetch: Callable[[int, int], bytes],
+        length: int,
+        start: int,
+        raw: bytes | memoryview,
+        codec: int,
+        block_size: int,
+        what: str,
+    ) -> None:
+        if not 0 <= start <= length:
+            raise OrcError(f"{what}: row index position {start} lies outside the stream of {length} bytes")
+        self._fetch = fetch
+        self._length = length
+        self._codec = codec
+        self._block_size = block_size
+        self._what = what
+        self._pending = bytes(raw)  # fetched, not yet handed out: whole chunks first, then part of one
+        self._pending_at = start  # stream offset of _pending[0]
+        self._fetched = len(raw)  # bytes fetched so far (sets the size of the next fetch)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether every byte of the stream has been handed out."""
+        return not self._pending and self._pending_at >= self._length
+
+    def take(self) -> bytes | None:
+        """The next decompressed bytes (at least one whole chunk), or ``None`` at the stream's end.
+
+        Raises
+        ------
+        OrcError
+            If a chunk is cut off by the end of the stream or fails to decompress.
+        """
+        while True:
+            end = self._pending_at + len(self._pending)
+            if self._codec == NONE:
+                if self._pending:
+                    out, self._pending = self._pending, b""
+                    self._pending_at = end
+                    return out
+                if end >= self._length:
+                    return None
+                self._more(end, MIN_WINDOW)
+                continue
+            complete = self._complete_chunks()
+            if complete:
+                part = memoryview(self._pending)[:complete]
+                what = f"{self._what}, chunks from byte {self._pending_at}"
+                out = decompress_stream(part, self._codec, self._block_size, what)
+                self._pending = self._pending[complete:]
+                self._pending_at += complete
+                return out
+            if end >= self._length:
+                if self._pending:  # a chunk the stream's end cuts off: let the framing say so
+                    what = f"{self._what}, chunks from byte {self._pending_at}"
+                    decompress_stream(self._pending, self._codec, self._block_size, what)
+                return None
+            need = HEADER_SIZE + self._block_size
+            if len(self._pending) >= HEADER_SIZE:
+                header = self._pending[0] | (self._pending[1] << 8) | (self._pending[2] << 16)
+                need = HEADER_SIZE + (header >> 1)
+            self._more(end, need - len(self._pending))
+
+    def _complete_chunks(self) -> int:
+        """Bytes of ``_pending`` that hold whole chunks."""
+        data = self._pending
+        pos = 0
+        while pos + HEADER_SIZE <= len(data):
+            size = HEADER_SIZE + ((data[pos] | (data[pos + 1] << 8) | (data[pos + 2] << 16)) >> 1)
+            if pos + size > len(data):
+                break
+            pos += size
+        return pos
+
+    def _more(self, end: int, least: int) -> None:
+        # fetch at least `least` more bytes, and as many as were fetched so far (doubling), within the stream
+        size = min(max(least, self._fetched, MIN_WINDOW), self._length - end)
+        self._pending += self._fetch(end, size)
+        self._fetched += size
+
+
+class ValueStream:
+    """One stream of a column being decoded: its bytes, where decoding stands, and the kernels' state.
+
+    Parameters
+    ----------
+    buf : uint8 array
+        Decompressed bytes; decoding starts at ``pos``.
+    what : str
+        The stream, for error messages.
+    pos : int
+        Where the first value starts in ``buf``.
+    skip_values, skip_bits : int
+        Values (bytes, for boolean streams) and bits at ``pos`` that belong to earlier rows: passed over before
+        the first value is read, with the skip kernel of whatever the stream turns out to hold.
+    cursor : StreamCursor, optional
+        Where more bytes come from when ``buf`` runs out.
+    """
+
+    def __init__(
+        self,
+        buf: np.ndarray,
+        what: str,
+        pos: int = 0,
+        skip_values: int = 0,
+        skip_bits: int = 0,
+        cursor: StreamCursor | None = None,
+    ) -> None:
+        self.buf = buf
+        self.what = what
+        self.pos = pos
+        self.state = new_state()
+        self.scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
+        self._skip = (skip_values, skip_bits) if skip_values or skip_bits else None
+        self._cursor = cursor
+        while self.pos > len(self.buf):
+            if not self._extend():
+                raise OrcError(f"{what}: row index position {pos} lies past the stream's {len(self.buf)} bytes")
+
+    @classmethod
+    def from_cursor(
+        cls, cursor: StreamCursor, what: str, offset: int = 0, skip_values: int = 0, skip_bits: int = 0
+    ) -> ValueStream:
+        """A stream whose bytes come from ``cursor``; decoding starts ``offset`` bytes into them."""
+        first = cursor.take()
+        return cls(_readonly(first or b""), what, offset, skip_values, skip_bits, cursor)
+
+    # -- running kernels ----------------------------------------------------------------------------------------
+
+    def _extend(self) -> bool:
+        """Add the cursor's next bytes to ``buf`` (dropping those before ``pos``); False when there are none."""
+        if self._cursor is None:
+            return False
+        more = self._cursor.take()
+        if more is None:
+            self._cursor = None
+            return False
+        if self.pos >= len(self.buf):
+            self.pos -= len(self.buf)
+            self.buf = _readonly(more)
+        else:
+            self.buf = _readonly(np.concatenate([self.buf[self.pos :], np.frombuffer(more, dtype=np.uint8)]))
+            self.pos = 0
+        return True
+
+    def _run(self, kernel: Any, *args: Any, scratch: bool = True) -> None:
+        """Call ``kernel(buf, pos, end, *args, state[, scratch])``; with more bytes to come, a call that runs out
+        of bytes is repeated from the same state after adding them."""
+        extra = (self.state, self.scratch) if scratch else (self.state,)
+        while True:
+            saved = (self.state.copy(), self.scratch.copy()) if self._cursor is not None else None
+            result = kernel(self.buf, self.pos, len(self.buf), *args, *extra)
+            if result == TRUNCATED and saved is not None:
+                error_pos = self.state[ERROR_POS]
+                self.state[:] = saved[0]
+                self.scratch[:] = saved[1]
+                if self._extend():
+                    continue
+                self.state[ERROR_POS] = error_pos
+            self.pos = check(result, self.state, self.what)
+            return
+
+    def _pending_skip(self, kernel: Any, *args: Any, booleans: bool = False) -> None:
+        if self._skip is None:
+            return
+        values, bits = self._skip
+        self._skip = None
+        count = 8 * values + bits if booleans else values
+        if not booleans and bits:
+            raise OrcError(f"{self.what}: row index position has bits to skip in a stream that is not boolean")
+        if count:
+            self._run(kernel, count, *args)
+
+    def _no_skip(self) -> None:
+        if self._skip is not None:
+            raise OrcError(f"{self.what}: row index position has values to skip in a stream of raw bytes")
+
+    # -- values -------------------------------------------------------------------------------------------------
+
+    def integers(self, count: int, signed: bool, v2: bool) -> np.ndarray:
+        """``count`` values of an integer RLE stream (v1 or v2) as int64."""
+        decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
+        self._pending_skip(skip, bool(signed))
+        out = np.empty(count, dtype=np.int64)
+        self._run(decode, out, 0, count, bool(signed))
+        return out
+
+    def skip_integers(self, count: int, signed: bool, v2: bool) -> None:
+        """Pass over ``count`` values of an integer RLE stream."""
+        skip = skip_rle_v2 if v2 else skip_rle_v1
+        self._pending_skip(skip, bool(signed))
+        if count:
+            self._run(skip, count, bool(signed))
+
+    def octets(self, count: int) -> np.ndarray:
+        """``count`` values of a byte RLE stream as uint8."""
+        self._pending_skip(skip_byte_rle)
+        out = np.empty(count, dtype=np.uint8)
+        self._run(decode_byte_rle, out, 0, count)
+        return out
+
+    def skip_octets(self, count: int) -> None:
+        """Pass over ``count`` values of a byte RLE stream."""
+        self._pending_skip(skip_byte_rle)
+        if count:
+            self._run(skip_byte_rle, count)
+
+    def booleans(self, count: int) -> np.ndarray:
+        """``count`` values of a boolean RLE stream."""
+        self._pending_skip(skip_boolean_rle, booleans=True)
+        out = np.empty(count, dtype=np.bool_)
+        self._run(decode_boolean_rle, out, 0, count)
+        return out
+
+    def skip_booleans(self, count: int) -> None:
+        """Pass over ``count`` values of a boolean RLE stream."""
+        self._pending_skip(skip_boolean_rle, booleans=True)
+        if count:
+            self._run(skip_boolean_rle, count)
+
+    def decimals(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` decimal varints: the high (int64) and low (uint64) words of each value."""
+        self._no_skip()
+        hi = np.empty(count, dtype=np.int64)
+        lo = np.empty(count, dtype=np.uint64)
+        self._run(decode_decimal_varints, hi, lo, 0, count, scratch=False)
+        return hi, lo
+
+    def skip_decimals(self, count: int) -> None:
+        """Pass over ``count`` decimal varints."""
+        self.decimals(count)
+
+    def raw(self, nbytes: int) -> np.ndarray:
+        """The next ``nbytes`` bytes (fewer only when the stream ends first)."""
+        self._no_skip()
+        while len(self.buf) - self.pos < nbytes and self._extend():
+            pass
+        out = self.buf[self.pos : self.pos + nbytes]
+        self.pos += len(out)
+        return out
+
+    def skip_raw(self, nbytes: int) -> int:
+        """Pass over ``nbytes`` bytes; return how many there were."""
+        return len(self.raw(nbytes))
+
+    def whole(self) -> np.ndarray:
+        """The rest of the stream."""
+        while self._extend():
+            pass
+        return self.buf[self.pos :]

@@ -1,0 +1,185 @@
+"""Row index positions: each RowIndexEntry's flat ``positions`` list, split once into one record per stream.
+
+A column's positions list concatenates, stream after stream, where each of its streams stands at the row group's
+first row. The streams come in a fixed order per type and encoding (the spec's Column Encodings tables, which is
+not the order the streams lie in the stripe), and each takes a number of values set by how it is stored:
+
+==================  ======================================  ===================  ==========================
+stored as           streams                                 uncompressed file    compressed file
+==================  ======================================  ===================  ==========================
+boolean RLE         PRESENT, boolean DATA                   offset, bytes, bits  chunk, offset, bytes, bits
+byte/integer RLE    tinyint and union DATA, integer DATA,   offset, values       chunk, offset, values
+                    LENGTH, SECONDARY, dictionary ids
+raw bytes           float/double DATA, string/binary DATA   offset               chunk, offset
+varints             decimal DATA                            offset               chunk, offset
+==================  ======================================  ===================  ==========================
+
+"chunk" is the byte offset of a compression chunk's header in the stream, "offset" the bytes to pass over in
+the decompressed chunk (or in the stream, uncompressed), "values" the values of the run starting there that
+belong to earlier rows, "bits" the bits of the current byte already used. Decimal digits are varints outside any
+run, so their position is exact and has no value count. Dictionaries have no position: they are read whole.
+
+PRESENT comes first, and only when the stripe has a PRESENT stream for the column: the Java and C++ writers
+drop a column's PRESENT positions when they drop its PRESENT stream (no nulls in the stripe). Checked on files
+of ORC Java (Spark, Hive's test files), ORC C++ (pyarrow, pyorc), RLE v1 and v2, every codec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import OrcError
+from ..schema import TypeNode
+from ..stripes import StripeFooterInfo, encoding_name, stream_kind_name
+from .streams import DATA, LENGTH, PRESENT, SECONDARY
+
+# how a stream's values are stored: decides how many numbers its position takes and how a reader skips
+BOOLEAN = "boolean RLE"
+RLE = "RLE"
+RAW = "raw bytes"
+VARINTS = "varints"
+
+# numbers per stream position in an uncompressed file (a compressed one adds the chunk offset)
+_NUMBERS = {BOOLEAN: 3, RLE: 2, RAW: 1, VARINTS: 1}
+
+DICTIONARY_ENCODINGS = frozenset({1, 3})  # DICTIONARY, DICTIONARY_V2
+_INTEGER_KINDS = frozenset({"smallint", "int", "bigint", "date"})
+_STRING_KINDS = frozenset({"string", "varchar", "char"})
+
+
+@dataclass(frozen=True)
+class StreamPosition:
+    """Where one stream of a column stands at a row group's first row.
+
+    Attributes
+    ----------
+    kind : int
+        The stream kind (``PRESENT``, ``DATA``, ``LENGTH`` or ``SECONDARY``).
+    layout : str
+        How the stream is stored: ``BOOLEAN``, ``RLE``, ``RAW`` or ``VARINTS``.
+    chunk_offset : int
+        Compressed files: the byte offset in the stream of the compression chunk to start decompressing at.
+        Uncompressed files: the byte offset in the stream to start reading at.
+    decompressed_offset : int
+        Compressed files: the bytes of the decompressed chunk to pass over. Uncompressed files: 0.
+    values_to_skip : int
+        RLE and boolean streams: values of the run starting there that belong to earlier rows (bytes, for
+        boolean streams). 0 for raw bytes and varints.
+    bits_to_skip : int
+        Boolean streams: bits of the next byte that belong to earlier rows. 0 otherwise.
+    """
+
+    kind: int
+    layout: str
+    chunk_offset: int
+    decompressed_offset: int = 0
+    values_to_skip: int = 0
+    bits_to_skip: int = 0
+
+    @property
+    def booleans_to_skip(self) -> int:
+        """Boolean streams: the booleans to pass over from the run's start."""
+        return 8 * self.values_to_skip + self.bits_to_skip
+
+
+def stream_layouts(node: TypeNode, encoding: int) -> tuple[tuple[int, str], ...]:
+    """The streams with a position for a column of ``node``'s type in ``encoding``, PRESENT aside, in the
+    fixed order of the positions list.
+
+    Raises
+    ------
+    OrcError
+        For a type this reader does not know.
+    """
+    kind = node.kind
+    if kind == "boolean":
+        return ((DATA, BOOLEAN),)
+    if kind in ("tinyint", "uniontype"):
+        return ((DATA, RLE),)
+    if kind in _INTEGER_KINDS:
+        return ((DATA, RLE),)
+    if kind in ("float", "double"):
+        return ((DATA, RAW),)
+    if kind in _STRING_KINDS or kind == "binary":
+        if encoding in DICTIONARY_ENCODINGS:
+            return ((DATA, RLE),)
+        return ((DATA, RAW), (LENGTH, RLE))
+    if kind in ("timestamp", "timestamp with local time zone"):
+        return ((DATA, RLE), (SECONDARY, RLE))
+    if kind == "decimal":
+        return ((DATA, VARINTS), (SECONDARY, RLE))
+    if kind in ("array", "map"):
+        return ((LENGTH, RLE),)
+    if kind == "struct":
+        return ()
+    raise OrcError(f"column {node.column_id}: no row index positions known for type {kind}")
+
+
+def positions_length(layouts: Sequence[tuple[int, str]], has_present: bool, compressed: bool) -> int:
+    """How many numbers a positions list of these streams holds."""
+    per = [_NUMBERS[layout] + compressed for _, layout in layouts]
+    return sum(per) + (has_present and _NUMBERS[BOOLEAN] + compressed)
+
+
+def split_positions(
+    positions: Sequence[int], layouts: Sequence[tuple[int, str]], has_present: bool, compressed: bool
+) -> dict[int, StreamPosition] | None:
+    """One :class:`StreamPosition` per stream kind, or ``None`` if ``positions`` has the wrong length."""
+    if len(positions) != positions_length(layouts, has_present, compressed):
+        return None
+    streams = (((PRESENT, BOOLEAN),) if has_present else ()) + tuple(layouts)
+    out: dict[int, StreamPosition] = {}
+    i = 0
+    for kind, layout in streams:
+        chunk = int(positions[i])
+        offset = int(positions[i + 1]) if compressed else 0
+        i += 1 + compressed
+        values = bits = 0
+        if layout in (RLE, BOOLEAN):
+            values = int(positions[i])
+            i += 1
+        if layout == BOOLEAN:
+            bits = int(positions[i])
+            i += 1
+        out[kind] = StreamPosition(kind, layout, chunk, offset, values, bits)
+    return out
+
+
+def column_positions(
+    entries: Sequence[Sequence[int]],
+    node: TypeNode,
+    footer: StripeFooterInfo,
+    compressed: bool,
+    where: str,
+) -> list[dict[int, StreamPosition]]:
+    """Split the positions lists of one column's row index (one list per row group) in one stripe.
+
+    ``where`` names the file and stripe for errors.
+
+    Raises
+    ------
+    OrcError
+        If a positions list has the wrong length for the column's type, encoding and streams.
+    """
+    column = node.column_id
+    encoding = footer.encodings[column].kind if column < len(footer.encodings) else 0
+    layouts = stream_layouts(node, encoding)
+    has_present = any(s.column == column and s.kind == PRESENT for s in footer.streams)
+    out = []
+    for group, positions in enumerate(entries):
+        split = split_positions(positions, layouts, has_present, compressed)
+        if split is None:
+            expected = positions_length(layouts, has_present, compressed)
+            streams = ", ".join(
+                f"{name} ({layout})"
+                for name, layout in ((("PRESENT", BOOLEAN),) if has_present else ())
+                + tuple((stream_kind_name(k), layout) for k, layout in layouts)
+            )
+            raise OrcError(
+                f"{where}, column {column}, row group {group}: the row index holds {len(positions)} positions, "
+                f"a {node.kind} column in {encoding_name(encoding)} encoding needs {expected} "
+                f"({streams or 'no streams'}; {'compressed' if compressed else 'uncompressed'})"
+            )
+        out.append(split)
+    return out
