@@ -110,10 +110,10 @@ def _predicate(term: Any, schema: TypeNode) -> Predicate:
     if op in SET_OPS:
         if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
             raise OrcError(f"filter {term!r}: {op!r} needs a list of values")
-        values = tuple(_coerce(v, node, term) for v in value)
-        if any(v is None for v in values):
+        items = list(value)
+        if any(v is None for v in items):
             raise OrcError(f"filter {term!r}: None in a list never matches; use 'is null'")
-        return Predicate(path, node, op, values)
+        return Predicate(path, node, op, tuple(_coerce(v, node, term) for v in items))
     if value is None:
         raise OrcError(f"filter {term!r}: comparing with None never matches; use 'is null' or 'is not null'")
     return Predicate(path, node, op, (_coerce(value, node, term),))
@@ -155,7 +155,9 @@ def _type_error(term: Any, node: TypeNode, value: Any) -> OrcError:
 def _coerce(value: Any, node: TypeNode, term: Any) -> Any:
     """The value as the Python type the column's values compare with."""
     kind = node.kind
-    if isinstance(value, np.generic):
+    if isinstance(value, np.datetime64) and kind in TIMESTAMP_KINDS:
+        value = pd.Timestamp(value)  # .item() would give a bare int for nanoseconds
+    elif isinstance(value, np.generic):
         value = value.item()
     if kind == "boolean":
         if isinstance(value, bool):
@@ -169,7 +171,10 @@ def _coerce(value: Any, node: TypeNode, term: Any) -> Any:
             return value  # a fractional bound on an integer column is fine for <, >, and never equal
     elif kind in FLOAT_KINDS:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:
+                raise OrcError(f"filter {term!r}: {value!r} is beyond the range of {kind}") from None
     elif kind in STRING_KINDS:
         if isinstance(value, str):
             return value

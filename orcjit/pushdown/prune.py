@@ -121,7 +121,9 @@ def evaluate_predicate(p: Predicate, s: ColumnStatistics | None, rows: int) -> i
     no_nulls = has_null is False and count >= rows
     op = p.op
     if op == "is null":
-        if has_null is False:
+        # a field of a struct is null where the struct is, which ORC Java leaves out of the field's hasNull: only
+        # a value in every row rules nulls out
+        if has_null is False and count >= rows:
             return NO
         return YES if all_null else MAYBE
     if op == "is not null":

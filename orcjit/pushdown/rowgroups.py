@@ -20,7 +20,7 @@ from ..kernels.bloom import (
 from ..statistics import decode_statistics
 from ..stripes import StripeFooterInfo, StripeInfo
 from ..tail import FileTail, parse_message
-from .filters import Filters, Predicate
+from .filters import INTEGER_KINDS, Filters, Predicate
 from .prune import MAYBE, NO, conjunction, disjunction, evaluate_predicate
 
 ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8 = 6, 7, 8
@@ -141,7 +141,12 @@ def _bloom_rules_out(p: Predicate, stacked: Any, groups: int) -> np.ndarray:
     """Per row group: do the bloom filters say none of the predicate's values is there?"""
     hashes: list[int] = []
     for value in p.values:
-        candidates = hash_candidates(value, p.node.kind)
+        try:
+            candidates = hash_candidates(value, p.node.kind)
+        except OrcError:
+            if p.node.kind in INTEGER_KINDS:
+                continue  # a fraction, or a number beyond a long: no row of an integer column holds it
+            return np.zeros(groups, dtype=np.bool_)  # a value that cannot be hashed rules nothing out
         if candidates is None:
             return np.zeros(groups, dtype=np.bool_)
         hashes.extend(candidates)

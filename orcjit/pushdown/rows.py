@@ -95,6 +95,9 @@ def _integral(op: str, values: np.ndarray, bound: Any) -> np.ndarray:
 def _numbers(p: Predicate, vec: ColumnVector) -> np.ndarray:
     kind = p.node.kind
     values = vec.values
+    if kind in FLOAT_KINDS and values.dtype != np.float64:
+        # exactly, as the statistics compare: NumPy would compare float32 values with a float32-rounded operand
+        values = values.astype(np.float64)
     if kind == "date":
         members = [(v - _EPOCH_DAY.astype(object)).days for v in p.values]
     elif kind in TIMESTAMP_KINDS:
