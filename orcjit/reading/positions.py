@@ -26,8 +26,10 @@ of ORC Java (Spark, Hive's test files), ORC C++ (pyarrow, pyorc), RLE v1 and v2,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..errors import OrcError
 from ..schema import TypeNode
@@ -116,7 +118,8 @@ def stream_layouts(node: TypeNode, encoding: int) -> tuple[tuple[int, str], ...]
     raise OrcError(f"column {node.column_id}: no row index positions known for type {kind}")
 
 
-def positions_length(layouts: Sequence[tuple[int, str]], has_present: bool, compressed: bool) -> int:
+@functools.lru_cache(maxsize=256)
+def positions_length(layouts: tuple[tuple[int, str], ...], has_present: bool, compressed: bool) -> int:
     """How many numbers a positions list of these streams holds."""
     per = [_NUMBERS[layout] + compressed for _, layout in layouts]
     return sum(per) + (has_present and _NUMBERS[BOOLEAN] + compressed)
@@ -146,40 +149,83 @@ def split_positions(
     return out
 
 
+class ColumnPositions(Sequence[dict[int, StreamPosition]]):
+    """One column's stream positions per row group of a stripe, split when first asked for.
+
+    A read enters a stripe at a few row groups; splitting the lists of all of them (hundreds per column in a large
+    stripe) would cost more than the read itself.
+    """
+
+    def __init__(
+        self, entries: Sequence[Sequence[int]], node: TypeNode, footer: StripeFooterInfo, compressed: bool, where: str
+    ) -> None:
+        self._entries = entries
+        self._node = node
+        self._compressed = compressed
+        self._where = where
+        column = node.column_id
+        self._encoding = footer.encodings[column].kind if column < len(footer.encodings) else 0
+        self._layouts = stream_layouts(node, self._encoding)
+        self._has_present = any(s.column == column and s.kind == PRESENT for s in footer.streams)
+        self._split: dict[int, dict[int, StreamPosition]] = {}
+        # lengths are checked for every group up front (cheap), so a corrupt index fails before any read
+        expected = positions_length(self._layouts, self._has_present, compressed)
+        for group, positions in enumerate(entries):
+            if len(positions) != expected:
+                self._raise(group, positions)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def chunk_offset(self, group: int, kind: int) -> int | None:
+        """Where stream ``kind``'s chunk (or byte offset) stands at row ``group``, without splitting the list."""
+        index = 0
+        streams = (((PRESENT, BOOLEAN),) if self._has_present else ()) + tuple(self._layouts)
+        for k, layout in streams:
+            if k == kind:
+                return int(self._entries[group][index])
+            index += _NUMBERS[layout] + self._compressed
+        return None
+
+    def __getitem__(self, group):  # type: ignore[no-untyped-def,override]
+        """The records of row ``group``; a slice gives an iterator over the groups' records, split as it goes."""
+        if isinstance(group, slice):
+            return (self[g] for g in range(*group.indices(len(self))))
+        if group in self._split:
+            return self._split[group]
+        positions = self._entries[group]
+        split = split_positions(positions, self._layouts, self._has_present, self._compressed)
+        if split is None:
+            self._raise(group, positions)
+        self._split[group] = split
+        return split
+
+    def _raise(self, group: int, positions: Sequence[int]) -> NoReturn:
+        expected = positions_length(self._layouts, self._has_present, self._compressed)
+        streams = ", ".join(
+            f"{name} ({layout})"
+            for name, layout in ((("PRESENT", BOOLEAN),) if self._has_present else ())
+            + tuple((stream_kind_name(k), layout) for k, layout in self._layouts)
+        )
+        raise OrcError(
+            f"{self._where}, column {self._node.column_id}, row group {group}: the row index holds "
+            f"{len(positions)} positions, a {self._node.kind} column in {encoding_name(self._encoding)} "
+            f"encoding needs {expected} ({streams or 'no streams'}; "
+            f"{'compressed' if self._compressed else 'uncompressed'})"
+        )
+
+
 def column_positions(
     entries: Sequence[Sequence[int]],
     node: TypeNode,
     footer: StripeFooterInfo,
     compressed: bool,
     where: str,
-) -> list[dict[int, StreamPosition]]:
-    """Split the positions lists of one column's row index (one list per row group) in one stripe.
+) -> ColumnPositions:
+    """The positions lists of one column's row index (one list per row group) in one stripe, split into
+    :class:`StreamPosition` records per row group as they are used.
 
-    ``where`` names the file and stripe for errors.
-
-    Raises
-    ------
-    OrcError
-        If a positions list has the wrong length for the column's type, encoding and streams.
+    ``where`` names the file and stripe for errors; indexing a row group whose list has the wrong length for the
+    column's type, encoding and streams raises :class:`~orcjit.OrcError`.
     """
-    column = node.column_id
-    encoding = footer.encodings[column].kind if column < len(footer.encodings) else 0
-    layouts = stream_layouts(node, encoding)
-    has_present = any(s.column == column and s.kind == PRESENT for s in footer.streams)
-    out = []
-    for group, positions in enumerate(entries):
-        split = split_positions(positions, layouts, has_present, compressed)
-        if split is None:
-            expected = positions_length(layouts, has_present, compressed)
-            streams = ", ".join(
-                f"{name} ({layout})"
-                for name, layout in ((("PRESENT", BOOLEAN),) if has_present else ())
-                + tuple((stream_kind_name(k), layout) for k, layout in layouts)
-            )
-            raise OrcError(
-                f"{where}, column {column}, row group {group}: the row index holds {len(positions)} positions, "
-                f"a {node.kind} column in {encoding_name(encoding)} encoding needs {expected} "
-                f"({streams or 'no streams'}; {'compressed' if compressed else 'uncompressed'})"
-            )
-        out.append(split)
-    return out
+    return ColumnPositions(entries, node, footer, compressed, where)

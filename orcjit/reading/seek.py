@@ -28,7 +28,7 @@ from ..stripes import StreamInfo, StripeFooterInfo, StripeInfo
 from ..tail import FileTail, parse_message
 from .columns import ReadContext, read_column
 from .cursor import EMPTY, StreamCursor, ValueStream
-from .positions import DICTIONARY_ENCODINGS, StreamPosition, column_positions
+from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
 from .streams import DATA, DATA_KINDS, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams, coalesce
 from .vector import ColumnVector
 
@@ -39,7 +39,7 @@ ROW_INDEX = 6
 # run of 512 eight-byte values and its header); more is fetched if a run turns out longer
 RUN_SLACK = 4200
 
-Positions = dict[int, list[dict[int, StreamPosition]]]
+Positions = dict[int, ColumnPositions]
 
 
 def read_row_positions(
@@ -127,7 +127,7 @@ class SeekStreams(StripeStreams):
                     continue  # a stream the column's type does not read
                 start = at.chunk_offset
                 if end_group < groups:
-                    later = (e[s.kind].chunk_offset for e in entries[end_group + 1 :])
+                    later = (entries.chunk_offset(g, s.kind) or 0 for g in range(end_group + 1, len(entries)))
                     end = _fetch_end(entries[end_group][s.kind], later, s.length, compressed, tail.block_size)
                 end = max(end, min(start, s.length))
             plan[(s.column, s.kind)] = (s, start, end, at)
