@@ -16,7 +16,6 @@ import argparse
 import io
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import pyarrow.orc as po
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.results import write_section  # noqa: E402
 from orcjit import ORCFile  # noqa: E402
 from orcjit.kernels import bloom, split_block  # noqa: E402
 from orcjit.kernels.bitpack import unpack_bits  # noqa: E402
@@ -360,19 +360,7 @@ def write_results(bench: Bench, compile_rows: list[tuple[str, float, float]], co
             "|---|---:|---:|",
         ]
         lines += [f"| {name} | {cold:.2f} | {warm:.3f} |" for name, cold, warm in compile_rows]
-    section = "\n".join(lines) + "\n"
-    results = ROOT / "benchmarks" / "RESULTS.md"
-    text = (
-        results.read_text()
-        if results.exists()
-        else "# Benchmark results\n\nEach section says the command that produced it.\n\n"
-    )
-    if "## Kernels" in text:
-        text = re.sub(r"## Kernels\n.*?(?=\n## |\Z)", section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    results.write_text(text)
-    print(f"wrote {results.relative_to(ROOT)}")
+    write_section("Kernels", "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

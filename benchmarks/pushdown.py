@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import re
 import statistics
 import sys
 import time
@@ -32,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import orcjit  # noqa: E402
+from benchmarks.results import write_section  # noqa: E402
 
 REPEATS = 5
 
@@ -162,15 +162,7 @@ def write_results(rows: list, range_info: tuple, nrows: int, argv: list[str]) ->
         f"{range_bytes:,} bytes read against {full_bytes:,} for the same columns unfiltered; "
         f"{report['stripes_read']} of {len(report['stripes'])} stripes and {kept} row groups kept.",
     ]
-    section = "\n".join(lines) + "\n"
-    results = ROOT / "benchmarks" / "RESULTS.md"
-    text = results.read_text() if results.exists() else "# Benchmark results\n\n"
-    if "## Pushdown" in text:
-        text = re.sub(r"## Pushdown\n.*?(?=\n## |\Z)", section, text, flags=re.S)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    results.write_text(text)
-    print(f"wrote {results.relative_to(ROOT)}")
+    write_section("Pushdown", "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
