@@ -640,8 +640,10 @@ def test_read_stripe_matches_pyarrow_stripe(path: Path) -> None:
     """Each stripe has the dtypes and values of pyarrow's own stripe read, converted as pandas converts tables."""
     try:
         reference = pa_orc.ORCFile(str(path))
-    except pa.ArrowNotImplementedError:  # a pyarrow build without LZO: covered by test_lzo_file_reads
-        pytest.skip("this pyarrow cannot open the file")
+    except pa.ArrowNotImplementedError:
+        # only a pyarrow build without LZO refuses an example; test_lzo_file_reads covers that file
+        assert path.name == "TestVectorOrcFile.testLzo.orc"
+        return
     with orcjit.ORCFile(path) as f:
         assert reference.nstripes == f.nstripes
         for i, info in enumerate(f.stripes):
