@@ -64,13 +64,15 @@ def decompress_stream(data: bytes | memoryview, codec: int, block_size: int, wha
     """
     if codec == NONE:
         return bytes(data)
-    parts = []
+    parts: list[bytes | memoryview] = []
     for pos, is_original, chunk in iter_chunks(data, block_size, what):
         if is_original:
-            parts.append(bytes(chunk))
+            parts.append(chunk)  # joined below: one copy, not two
             continue
         try:
             parts.append(decompress_chunk(codec, chunk, block_size))
         except OrcError as exc:
             raise OrcError(f"{what}: chunk at byte {pos}: {exc}") from None
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    if len(parts) == 1 and isinstance(parts[0], bytes):
+        return parts[0]
+    return b"".join(parts)
