@@ -159,15 +159,12 @@ def build_frame(
     backend: str,
     *,
     dictionary_as_category: bool = False,
-    first_row: int = 0,
 ) -> pd.DataFrame:
     """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame."""
     if backend != "pyarrow" and (os.environ.get("ORCJIT_NO_PYARROW") == "1" or not _have_pyarrow()):
         from .numpy_frame import build_frame_numpy
 
-        return build_frame_numpy(
-            selection, stripes, backend, dictionary_as_category=dictionary_as_category, first_row=first_row
-        )
+        return build_frame_numpy(selection, stripes, backend, dictionary_as_category=dictionary_as_category)
     import pyarrow as pa
 
     from .arrow import arrow_type, dictionary_columns, to_arrow
@@ -183,37 +180,15 @@ def build_frame(
     plain = [i for i in range(len(types)) if i not in unions]
     table = pa.Table.from_arrays([chunked[i] for i in plain], names=[selection.names[i] for i in plain])
     frame = table.to_pandas(types_mapper=_types_mapper(backend))
-    for i in unions:
-        vectors = [stripe[i] for stripe in stripes]
-        if pa.types.is_union(types[i]):
-            # pandas.read_orc cannot convert unions; each value becomes {"tag": variant, "value": value}
-            column = _union_objects(vectors, types[i])
-        else:
-            from .numpy_frame import _convert  # as the column converts without pyarrow
+    if unions:
+        from .numpy_frame import convert_column  # the same conversion as without pyarrow
 
-            column = _convert(selection.fields[i], vectors, selection.selected)
-        frame.insert(i, selection.names[i], column)
-    if first_row:
-        frame.index = pd.RangeIndex(first_row, first_row + len(frame))
+        for i in unions:
+            vectors = [stripe[i] for stripe in stripes]
+            frame.insert(i, selection.names[i], convert_column(selection.fields[i], vectors, selection.selected))
     return frame
 
 
 def _holds_union(node: TypeNode, selected: set[int]) -> bool:
     """Whether the selected part of ``node``'s subtree holds a union."""
     return any(n.kind == "uniontype" and n.column_id in selected for n in node.walk())
-
-
-def _union_objects(vectors: list[ColumnVector], type_: Any) -> Any:
-    import numpy as np
-
-    from .arrow import to_arrow
-
-    out = np.empty(sum(v.length for v in vectors), dtype=object)
-    pos = 0
-    for vec in vectors:
-        variants = [to_arrow(child, type_.field(i).type).to_pylist() for i, child in enumerate(vec.children)]
-        valid = np.ones(vec.length, dtype=bool) if vec.valid is None else vec.valid
-        for j, (tag, ok) in enumerate(zip(vec.values.tolist(), valid.tolist(), strict=True)):
-            out[pos + j] = {"tag": tag, "value": variants[tag][j]} if ok else None
-        pos += vec.length
-    return out

@@ -22,7 +22,7 @@
   ``numpy.ndarray.tolist`` gives them: timestamps there are integers of nanoseconds, as with pyarrow.
 
 pyarrow cannot convert unions below the top level (it raises ``ArrowNotImplementedError``); here they become the
-same dicts as top-level unions, and ``build_frame`` converts columns holding them with :func:`_convert` too.
+same dicts as top-level unions, and ``build_frame`` converts columns holding them with :func:`convert_column` too.
 """
 
 from __future__ import annotations
@@ -62,7 +62,6 @@ def build_frame_numpy(
     backend: str,
     *,
     dictionary_as_category: bool = False,
-    first_row: int = 0,
 ) -> pd.DataFrame:
     """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame
     without pyarrow; ``backend`` is ``"numpy"`` or ``"numpy_nullable"``.
@@ -88,8 +87,6 @@ def build_frame_numpy(
     else:
         # pyarrow's table of no columns has no rows
         frame = pd.DataFrame(index=pd.RangeIndex(0), columns=pd.Index([], dtype=object))
-    if first_row:
-        frame.index = pd.RangeIndex(first_row, first_row + len(frame))
     return frame
 
 
@@ -120,7 +117,7 @@ def _top_level(
                 mask = mask | np.isnan(values)
             return pd.arrays.FloatingArray(values, mask)
         return pd.arrays.IntegerArray(values, mask)
-    return _convert(node, chunks, selected)
+    return convert_column(node, chunks, selected)
 
 
 def _nan_is_na() -> bool:
@@ -171,7 +168,7 @@ def _categorical(chunks: list[ColumnVector]) -> pd.Categorical:
 # -- columns as NumPy arrays, as Arrow's to_pandas converts a column (and the values inside lists) ---------------------
 
 
-def _convert(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) -> np.ndarray:
+def convert_column(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) -> np.ndarray:
     """The NumPy array pyarrow's ``to_pandas`` makes of a column with NumPy dtypes (no types_mapper)."""
     return _CONVERTERS[node.kind](node, chunks, selected)
 
@@ -429,7 +426,7 @@ def _rows(chunks: list[ColumnVector]) -> Iterable[tuple[int, int]]:
 
 def _list(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) -> np.ndarray:
     """Each list a slice of one array of all the column's elements, converted as a column."""
-    flat = _convert(node.children[0], _entries(chunks, 0), selected)
+    flat = convert_column(node.children[0], _entries(chunks, 0), selected)
     out = _objects([(flat[a:b] for a, b in _rows(chunks))], sum(c.length for c in chunks))
     return _with_none(out, _valid(chunks))
 
@@ -437,7 +434,7 @@ def _list(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) -> np.
 def _scalars(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) -> list[Any]:
     """The column's values as Python objects, as NumPy's ``tolist`` gives them from the converted array; None for
     nulls (Arrow reads struct fields and map values this way)."""
-    values = _convert(node, chunks, selected).tolist()
+    values = convert_column(node, chunks, selected).tolist()
     valid = _valid(chunks)
     if valid is not None:
         for j in np.flatnonzero(~valid).tolist():
@@ -486,7 +483,7 @@ def _pylist(node: TypeNode, vec: ColumnVector, selected: set[int]) -> list[Any]:
         stamps = pd.DatetimeIndex(vec.values.view("M8[ns]"))
         values = list(stamps.tz_localize(UTC) if kind == "timestamp with local time zone" else stamps)
     elif kind in ("date", "decimal"):
-        values = _convert(node, [vec], selected).tolist()
+        values = convert_column(node, [vec], selected).tolist()
     elif kind == "array":
         elements = _pylist(node.children[0], _entries([vec], 0)[0], selected)
         values = [elements[a:b] for a, b in _rows([vec])]
