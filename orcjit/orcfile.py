@@ -11,6 +11,7 @@ import pandas as pd
 
 from .compression import CODEC_NAMES
 from .errors import OrcError
+from .kernels.row_index import RowIndexTable
 from .pushdown.filters import normalize_filters, referenced_paths
 from .pushdown.plan import Explanation, StripeDecision, decide, explain
 from .pushdown.rows import filters_mask
@@ -242,11 +243,18 @@ class ORCFile:
             return {self.schema.column_id: root}
         return {vec.node.column_id: vec for vec in root.children}
 
-    def _row_positions(self, index: int, footer: StripeFooterInfo, selection: Selection) -> Positions | None:
-        """Stream positions per row group of the selected columns in stripe ``index``; ``None`` when the stripe
-        cannot be entered by row group."""
+    def _row_positions(
+        self,
+        index: int,
+        footer: StripeFooterInfo,
+        selection: Selection,
+        indexes: dict[int, RowIndexTable] | None = None,
+    ) -> Positions | None:
+        """Stream positions per row group of the selected columns in stripe ``index`` (``indexes``: row indexes
+        already read, by column id); ``None`` when the stripe cannot be entered by row group."""
         nodes = [node for node in self._columns if node.column_id in selection.selected]
-        return read_row_positions(self._source, self._tail, self._stripes[index], footer, nodes, self.row_index_stride)
+        stripe = self._stripes[index]
+        return read_row_positions(self._source, self._tail, stripe, footer, nodes, self.row_index_stride, indexes)
 
     def _decode_rows(
         self,
@@ -283,7 +291,7 @@ class ORCFile:
         groups = d.row_groups
         if groups is not None and not groups.keep.all() and groups.stride > 0:
             footer = d.footer or read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
-            positions = self._row_positions(d.index, footer, selection)
+            positions = self._row_positions(d.index, footer, selection, groups.indexes)
             if positions is not None:
                 for start, stop in _runs(groups.keep):
                     first = start * groups.stride

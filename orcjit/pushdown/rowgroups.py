@@ -8,20 +8,19 @@ from typing import Any
 
 import numpy as np
 
-from .._proto import orc_proto_pb2 as pb
 from ..errors import OrcError
 from ..kernels.bloom import (
     bloom_filter_reliable,
     filters_may_contain,
     hash_candidates,
-    parse_bloom_filter_index,
-    stack_filters,
+    read_bloom_filter_index,
 )
-from ..statistics import decode_statistics
+from ..kernels.row_index import RowIndexTable, parse_row_index
 from ..stripes import StripeFooterInfo, StripeInfo
-from ..tail import FileTail, parse_message
+from ..tail import FileTail
 from .filters import INTEGER_KINDS, Filters, Predicate
-from .prune import MAYBE, NO, conjunction, disjunction, evaluate_predicate
+from .group_statistics import GroupStatistics
+from .prune import MAYBE, NO, YES
 
 ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8 = 6, 7, 8
 
@@ -31,7 +30,8 @@ class RowGroupVerdict:
     """What pruning decided for the row groups of one stripe.
 
     ``keep[g]`` says whether row group ``g`` may hold a match; ``reasons[g]`` why it was skipped
-    ("statistics" or "bloom filter"); ``index_bytes`` how much index data was read to decide.
+    ("statistics" or "bloom filter"); ``index_bytes`` how much index data was read to decide; ``indexes`` the row
+    indexes read, by column id, for the read to seek with.
     """
 
     keep: np.ndarray
@@ -40,6 +40,7 @@ class RowGroupVerdict:
     index_bytes: int = 0
     bloom_groups: int = 0
     notes: list[str] = field(default_factory=list)
+    indexes: dict[int, RowIndexTable] = field(default_factory=dict)
 
 
 def _read_stream(source: Any, tail: FileTail, stripe: StripeInfo, s: Any) -> bytes:
@@ -67,18 +68,19 @@ def evaluate_row_groups(
     columns = {p.node.column_id: p.node for group in filters for p in group}
     streams = {(s.column, s.kind): s for s in footer.streams if s.column in columns}
     index_bytes = 0
-    entries: dict[int, list[Any]] = {}
+    rows = np.minimum(stride, stripe.rows - stride * np.arange(groups, dtype=np.int64))
+    tables: dict[int, GroupStatistics] = {}
     for column in columns:
         s = streams.get((column, ROW_INDEX))
         if s is None:
             continue
-        msg = parse_message(pb.RowIndex, _read_stream(source, tail, stripe, s), f"{source.name}: row index")
+        what = f"{source.name}: stripe {stripe.index}, column {column}"
+        # an index that does not describe this stripe's row groups says nothing
+        table = parse_row_index(_read_stream(source, tail, stripe, s), what, entries=groups)
         index_bytes += s.length
-        if len(msg.entry) != groups:
-            # an index that does not describe this stripe's row groups says nothing
-            continue
-        entries[column] = list(msg.entry)
-    if not entries:
+        if table is not None:
+            tables[column] = GroupStatistics(table, columns[column], rows)
+    if not tables:
         return None
 
     blooms: dict[int, tuple[Any, int]] = {}
@@ -92,12 +94,13 @@ def evaluate_row_groups(
             if s is None or not bloom_filter_reliable(node.kind, writer, writer_version, kind):
                 continue
             try:
-                parsed = parse_bloom_filter_index(_read_stream(source, tail, stripe, s), "bloom filter index")
+                what = f"{source.name}: stripe {stripe.index}, column {column} bloom filter index"
+                stacked = read_bloom_filter_index(_read_stream(source, tail, stripe, s), what)
             except OrcError:
                 continue  # a filter that cannot be read rules nothing out
             index_bytes += s.length
-            if len(parsed) == groups:
-                blooms[column] = (stack_filters(parsed), kind)
+            if len(stacked[0]) == groups:
+                blooms[column] = (stacked, kind)
                 break
 
     # per predicate with a bloom filter: which row groups it rules out, tested once for all groups
@@ -107,34 +110,28 @@ def evaluate_row_groups(
             if p.op in ("==", "in") and p.node.column_id in blooms and id(p) not in ruled_out:
                 ruled_out[id(p)] = _bloom_rules_out(p, blooms[p.node.column_id][0], groups)
 
-    verdicts = np.empty((groups,), dtype=np.int8)
-    reasons: list[str | None] = [None] * groups
-    bloom_groups = 0
-    for g in range(groups):
-        rows = min(stride, stripe.rows - g * stride)
-        by_stats = []
-        by_bloom = []
-        for conj in filters:
-            s_terms, b_terms = [], []
-            for p in conj:
-                entry = entries.get(p.node.column_id)
-                tv = MAYBE
-                if entry is not None and trusted(p.node.kind) and entry[g].HasField("statistics"):
-                    tv = evaluate_predicate(p, decode_statistics(entry[g].statistics, p.node), rows)
-                s_terms.append(tv)
-                if tv == MAYBE and id(p) in ruled_out and ruled_out[id(p)][g]:
-                    b_terms.append(NO)
-                else:
-                    b_terms.append(tv)
-            by_stats.append(conjunction(s_terms))
-            by_bloom.append(conjunction(b_terms))
-        stats_verdict = disjunction(by_stats)
-        final = disjunction(by_bloom)
-        verdicts[g] = final
-        if final == NO:
-            reasons[g] = "statistics" if stats_verdict == NO else "bloom filter"
-            bloom_groups += stats_verdict != NO
-    return RowGroupVerdict(verdicts != NO, reasons, stride, index_bytes, bloom_groups)
+    by_stats = np.full(groups, NO, dtype=np.int8)
+    by_bloom = np.full(groups, NO, dtype=np.int8)
+    for conj in filters:
+        s_conj = np.full(groups, YES, dtype=np.int8)
+        b_conj = np.full(groups, YES, dtype=np.int8)
+        for p in conj:
+            table = tables.get(p.node.column_id)
+            tv = table.evaluate(p) if table is not None and trusted(p.node.kind) else np.full(groups, MAYBE, np.int8)
+            np.minimum(s_conj, tv, out=s_conj)
+            if id(p) in ruled_out:
+                tv = np.where((tv == MAYBE) & ruled_out[id(p)], NO, tv).astype(np.int8)
+            np.minimum(b_conj, tv, out=b_conj)
+        np.maximum(by_stats, s_conj, out=by_stats)
+        np.maximum(by_bloom, b_conj, out=by_bloom)
+    pruned = by_bloom == NO
+    by_bloom_only = pruned & (by_stats != NO)
+    reasons: list[str | None] = [
+        None if not cut else ("bloom filter" if bloom else "statistics")
+        for cut, bloom in zip(pruned.tolist(), by_bloom_only.tolist(), strict=True)
+    ]
+    indexes = {column: t.table for column, t in tables.items()}
+    return RowGroupVerdict(~pruned, reasons, stride, index_bytes, int(by_bloom_only.sum()), indexes=indexes)
 
 
 def _bloom_rules_out(p: Predicate, stacked: Any, groups: int) -> np.ndarray:

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
+import numpy as np
+
 from ..errors import OrcError
 from ..schema import TypeNode
 from ..stripes import StripeFooterInfo, encoding_name, stream_kind_name
@@ -177,15 +179,18 @@ class ColumnPositions(Sequence[dict[int, StreamPosition]]):
     def __len__(self) -> int:
         return len(self._entries)
 
-    def chunk_offset(self, group: int, kind: int) -> int | None:
-        """Where stream ``kind``'s chunk (or byte offset) stands at row ``group``, without splitting the list."""
+    def chunk_offsets(self, kind: int) -> np.ndarray:
+        """Where stream ``kind``'s chunk (or byte offset) stands at each row group, without splitting the lists:
+        an ``int64`` array, zeros for a kind without positions."""
         index = 0
         streams = (((PRESENT, BOOLEAN),) if self._has_present else ()) + tuple(self._layouts)
         for k, layout in streams:
             if k == kind:
-                return int(self._entries[group][index])
+                if isinstance(self._entries, np.ndarray):
+                    return self._entries[:, index].astype(np.int64)
+                return np.array([int(e[index]) for e in self._entries], dtype=np.int64)
             index += _NUMBERS[layout] + self._compressed
-        return None
+        return np.zeros(len(self._entries), dtype=np.int64)
 
     def __getitem__(self, group):  # type: ignore[no-untyped-def,override]
         """The records of row ``group``; a slice gives an iterator over the groups' records, split as it goes."""

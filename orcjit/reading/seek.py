@@ -15,17 +15,16 @@ union tags). A stripe without a usable row index is read from its first row the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from .._proto import orc_proto_pb2 as pb
 from ..compression import NONE
 from ..errors import OrcError
+from ..kernels.row_index import RowIndexTable, parse_row_index
 from ..schema import TypeNode
 from ..stripes import StreamInfo, StripeFooterInfo, StripeInfo
-from ..tail import FileTail, parse_message
+from ..tail import FileTail
 from .columns import ReadContext, read_column
 from .cursor import EMPTY, StreamCursor, ValueStream
 from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
@@ -43,12 +42,19 @@ Positions = dict[int, ColumnPositions]
 
 
 def read_row_positions(
-    source: Any, tail: FileTail, stripe: StripeInfo, footer: StripeFooterInfo, nodes: list[TypeNode], stride: int
+    source: Any,
+    tail: FileTail,
+    stripe: StripeInfo,
+    footer: StripeFooterInfo,
+    nodes: list[TypeNode],
+    stride: int,
+    indexes: dict[int, RowIndexTable] | None = None,
 ) -> Positions | None:
     """Each column's stream positions per row group of ``stripe``, for the columns of ``nodes``.
 
-    ``None`` when the stripe cannot be entered by row group: the file has no row index, a column has no
-    ROW_INDEX stream, or an index does not hold one entry per row group.
+    ``indexes`` are row indexes already read (by pruning), by column id; the others are fetched. ``None`` when
+    the stripe cannot be entered by row group: the file has no row index, a column has no ROW_INDEX stream, or an
+    index does not hold one entry per row group.
 
     Raises
     ------
@@ -58,23 +64,25 @@ def read_row_positions(
     if stride <= 0 or stripe.rows <= 0:
         return None
     groups = -(-stripe.rows // stride)
-    indexes = {s.column: s for s in footer.streams if s.kind == ROW_INDEX}
-    wanted = [indexes.get(n.column_id) for n in nodes]
+    tables = {n.column_id: indexes[n.column_id] for n in nodes if indexes and n.column_id in indexes}
+    streams = {s.column: s for s in footer.streams if s.kind == ROW_INDEX}
+    wanted = [streams.get(n.column_id) for n in nodes if n.column_id not in tables]
     if any(s is None or s.length == 0 for s in wanted):
         return None
-    streams = [s for s in wanted if s is not None]
-    fetched = _fetch(source, [(s.offset, s.length) for s in streams])
+    missing = [s for s in wanted if s is not None]
+    fetched = _fetch(source, [(s.offset, s.length) for s in missing])
     where = f"{source.name}: stripe {stripe.index}"
     compressed = tail.compression != NONE
-    out: Positions = {}
-    for node, s in zip(nodes, streams, strict=True):
+    for s in missing:
         what = f"{where}, column {s.column} ROW_INDEX stream at offset {s.offset}"
         raw = _slice(fetched, s.offset, s.length)
-        msg = parse_message(pb.RowIndex, tail.decompress(bytes(raw), what) if compressed else bytes(raw), what)
-        if len(msg.entry) != groups:
+        table = parse_row_index(tail.decompress(bytes(raw), what) if compressed else raw, what, entries=groups)
+        if table is None:
             return None
-        out[node.column_id] = column_positions([e.positions for e in msg.entry], node, footer, compressed, where)
-    return out
+        tables[s.column] = table
+    return {
+        n.column_id: column_positions(tables[n.column_id].position_rows(), n, footer, compressed, where) for n in nodes
+    }
 
 
 def _fetch(source: Any, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
@@ -127,7 +135,7 @@ class SeekStreams(StripeStreams):
                     continue  # a stream the column's type does not read
                 start = at.chunk_offset
                 if end_group < groups:
-                    later = (entries.chunk_offset(g, s.kind) or 0 for g in range(end_group + 1, len(entries)))
+                    later = entries.chunk_offsets(s.kind)[end_group + 1 :]
                     end = _fetch_end(entries[end_group][s.kind], later, s.length, compressed, tail.block_size)
                 end = max(end, min(start, s.length))
             plan[(s.column, s.kind)] = (s, start, end, at)
@@ -179,7 +187,7 @@ class SeekStreams(StripeStreams):
         return self.open(column, kind).whole()
 
 
-def _fetch_end(at: StreamPosition, later: Iterable[int], length: int, compressed: bool, block_size: int) -> int:
+def _fetch_end(at: StreamPosition, later: np.ndarray, length: int, compressed: bool, block_size: int) -> int:
     """How far into a stream to fetch at first to decode the rows before the row group ``at`` starts.
 
     ``later`` are the stream's chunk starts (offsets, uncompressed) the row index lists for the row groups after.
@@ -188,7 +196,8 @@ def _fetch_end(at: StreamPosition, later: Iterable[int], length: int, compressed
     """
     if at.values_to_skip == 0 and at.bits_to_skip == 0 and (at.decompressed_offset == 0 or not compressed):
         return min(at.chunk_offset, length)  # nothing of the run or chunk there is needed
-    following = next((c for c in later if c > at.chunk_offset), length)
+    beyond = later[later > at.chunk_offset]
+    following = int(beyond[0]) if beyond.size else length
     if compressed:
         return min(following, at.chunk_offset + 3 + block_size, length)
     return min(following, at.chunk_offset + RUN_SLACK, length)

@@ -1,0 +1,236 @@
+"""Three-valued evaluation of a predicate against every row group of a stripe at once.
+
+The answers are those of :func:`~orcjit.pushdown.prune.evaluate_predicate` on each row group's decoded
+statistics, computed with numpy over the columns of a :class:`~orcjit.kernels.row_index.RowIndexTable`. Minima
+and maxima become object arrays of the same Python values :func:`~orcjit.statistics.decode_statistics` gives
+(``int``, ``float``, ``str``, ``Decimal``, ``date``, ``Timestamp``), so every comparison is Python's own; only
+the loop over row groups moves into numpy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..kernels import row_index as ri
+from ..schema import TypeNode
+from ..statistics import _date, _decimal, _timestamp
+from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Predicate
+from .prune import MAYBE, NO, TIMESTAMP_SLACK, YES, _comparable
+
+__all__ = ["GroupStatistics"]
+
+RANGE_KINDS = INTEGER_KINDS | FLOAT_KINDS | STRING_KINDS | TIMESTAMP_KINDS | {"date", "decimal"}
+
+
+class GroupStatistics:
+    """One column's row-group statistics in one stripe, decoded lazily for the predicates asked about."""
+
+    def __init__(self, table: ri.RowIndexTable, node: TypeNode, rows: np.ndarray) -> None:
+        self.table = table
+        self.node = node
+        self.rows = rows
+        present = table.present
+        known = present[:, ri.STATISTICS].astype(bool) & present[:, ri.COUNT].astype(bool)
+        self.count = np.where(known, table.value[:, ri.COUNT], -1)
+        # a count of 2**63 or more (negative here) is no count a row group can have: left unknown
+        known &= self.count >= 0
+        self.has_null = np.where(present[:, ri.HAS_NULL].astype(bool), table.value[:, ri.HAS_NULL], -1)
+        # rows but neither values nor nulls: statistics of writers that recorded none (old files)
+        known &= ~((self.count == 0) & (self.has_null != 1)) & (rows > 0)
+        self.known = known
+        self.all_null = known & (self.count == 0) & (self.has_null == 1)
+        self.no_nulls = known & (self.has_null == 0) & (self.count >= rows)
+        self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def evaluate(self, p: Predicate) -> np.ndarray:
+        """Per row group: NO, MAYBE or YES for ``p`` (an ``int8`` array)."""
+        out = np.full(self.count.shape, MAYBE, dtype=np.int8)
+        op = p.op
+        if op == "is null":
+            # a struct's null fields are left out of the field's hasNull by ORC Java: only a value in every row
+            # rules nulls out
+            out[self.no_nulls] = NO
+            out[self.all_null] = YES
+            return out
+        if op == "is not null":
+            out[self.all_null] = NO
+            out[self.no_nulls] = YES
+            return out
+        out[self.all_null] = NO  # a null satisfies no comparison
+        kind = self.node.kind
+        if kind == "boolean":
+            self._boolean(p, out)
+            return out
+        if kind not in RANGE_KINDS or (kind in FLOAT_KINDS and op in ("!=", "not in")):
+            return out  # NaN values satisfy != and not in but never show in the statistics
+        low, high, exact, usable = self.bounds()
+        usable = usable & self.known & ~self.all_null
+        if not usable.any():
+            return out
+        sample = low[np.argmax(usable)]
+        if not all(_comparable(v, sample) for v in p.values):
+            return out
+        with np.errstate(invalid="ignore"):  # NaN values compare False, as in Python, without numpy's warning
+            out[usable] = _range(op, p.values, low[usable], high[usable], exact[usable], self.no_nulls[usable])
+        return out
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(low, high, exact, usable)``: object arrays of the bounds, whether they are the real minimum and
+        maximum, and where both bounds are known."""
+        if self._bounds is None:
+            self._bounds = self._decode_bounds()
+        return self._bounds
+
+    def _decode_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        t, kind = self.table, self.node.kind
+        n = len(t)
+        low = np.full(n, None, dtype=object)
+        high = np.full(n, None, dtype=object)
+        exact = np.ones(n, dtype=bool)
+        if kind in INTEGER_KINDS:
+            _fill_numbers(t, ri.INT, ri.INT_MIN, low, t.value[:, ri.INT_MIN])
+            _fill_numbers(t, ri.INT, ri.INT_MAX, high, t.value[:, ri.INT_MAX])
+        elif kind in FLOAT_KINDS:
+            lows, highs = t.value[:, ri.DOUBLE_MIN].view(np.float64), t.value[:, ri.DOUBLE_MAX].view(np.float64)
+            _fill_numbers(t, ri.DOUBLE, ri.DOUBLE_MIN, low, lows)
+            _fill_numbers(t, ri.DOUBLE, ri.DOUBLE_MAX, high, highs)
+            nan = np.isnan(lows) | np.isnan(highs)
+            low[nan] = None
+            high[nan] = None
+        elif kind in STRING_KINDS:
+            mins, maxs = t.texts(ri.STRING_MIN), t.texts(ri.STRING_MAX)
+            lowers, uppers = t.texts(ri.STRING_LOWER), t.texts(ri.STRING_UPPER)
+            for g in np.flatnonzero(t.present[:, ri.STRING]).tolist():
+                lo, hi = _utf8(mins[g]), _utf8(maxs[g])
+                if lo is None:
+                    lo = _utf8(lowers[g])
+                    exact[g] = lo is None
+                if hi is None:
+                    hi = _utf8(uppers[g])
+                    exact[g] &= hi is None
+                low[g], high[g] = lo, hi
+        elif kind == "decimal":
+            for g in np.flatnonzero(t.present[:, ri.DECIMAL]):
+                low[g] = _decimal_at(t, g, ri.DECIMAL_MIN)
+                high[g] = _decimal_at(t, g, ri.DECIMAL_MAX)
+        elif kind == "date":
+            for g in np.flatnonzero(t.present[:, ri.DATE]):
+                if t.present[g, ri.DATE_MIN]:
+                    low[g] = _date(int(t.value[g, ri.DATE_MIN]))
+                if t.present[g, ri.DATE_MAX]:
+                    high[g] = _date(int(t.value[g, ri.DATE_MAX]))
+        elif kind in TIMESTAMP_KINDS:
+            utc = kind == "timestamp with local time zone"
+            for g in np.flatnonzero(t.present[:, ri.TIMESTAMP]):
+                if t.present[g, ri.TIMESTAMP_MIN_UTC]:
+                    nanos = int(t.value[g, ri.TIMESTAMP_MIN_NANOS]) if t.present[g, ri.TIMESTAMP_MIN_NANOS] else None
+                    low[g] = _timestamp(int(t.value[g, ri.TIMESTAMP_MIN_UTC]), nanos, utc)
+                if t.present[g, ri.TIMESTAMP_MAX_UTC]:
+                    nanos = int(t.value[g, ri.TIMESTAMP_MAX_NANOS]) if t.present[g, ri.TIMESTAMP_MAX_NANOS] else None
+                    high[g] = _timestamp(
+                        int(t.value[g, ri.TIMESTAMP_MAX_UTC]), 1_000_000 if nanos is None else nanos, utc
+                    )
+        usable = np.fromiter((lo is not None and hi is not None for lo, hi in zip(low, high, strict=True)), bool, n)
+        if kind in TIMESTAMP_KINDS and usable.any():
+            # timestamp statistics are milliseconds: widened so no writer's rounding can exclude a real value
+            low[usable] = low[usable] - TIMESTAMP_SLACK
+            high[usable] = high[usable] + TIMESTAMP_SLACK
+            exact[:] = False
+        return low, high, exact, usable
+
+    def _boolean(self, p: Predicate, out: np.ndarray) -> None:
+        t = self.table
+        has = self.known & ~self.all_null & t.has(ri.BUCKET) & t.has(ri.TRUE_COUNT)
+        if p.op in ("==", "in", "!=", "not in"):
+            wanted = set(p.values) if p.op in ("in", "not in") else {p.value}
+            if p.op in ("!=", "not in"):
+                wanted = {True, False} - wanted
+        else:
+            return
+        true_count = t.value[:, ri.TRUE_COUNT]
+        has_true = true_count > 0
+        has_false = (self.count - true_count) > 0
+        overlap = (has_true & (True in wanted)) | (has_false & (False in wanted))
+        inside = (~has_true | (True in wanted)) & (~has_false | (False in wanted))
+        out[has & ~overlap] = NO
+        out[has & overlap & inside & self.no_nulls] = YES
+
+
+def _fill_numbers(t: ri.RowIndexTable, message: int, slot: int, out: np.ndarray, values: np.ndarray) -> None:
+    where = t.present[:, message].astype(bool) & t.present[:, slot].astype(bool)
+    out[where] = values[where].tolist() if where.any() else []
+
+
+def _field(t: ri.RowIndexTable, g: int, slot: int, default: int | None) -> int | None:
+    return int(t.value[g, slot]) if t.present[g, slot] else default
+
+
+def _utf8(value: str | bytes | None) -> str | None:
+    return value if isinstance(value, str) else None  # not UTF-8: says nothing reliable
+
+
+def _decimal_at(t: ri.RowIndexTable, g: int, slot: int) -> Any:
+    value = t.text(g, slot)
+    return None if value is None else _decimal(value)
+
+
+def _scalar(value: Any) -> np.ndarray:
+    # a 0-d object array: numpy then compares element by element with Python's operators, never converting the
+    # value (a Timestamp would otherwise become datetime64)
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
+
+
+def _range(
+    op: str, values: tuple[Any, ...], low: np.ndarray, high: np.ndarray, exact: np.ndarray, no_nulls: np.ndarray
+) -> np.ndarray:
+    """:func:`~orcjit.pushdown.prune._range` over arrays of bounds."""
+
+    def lt(a: np.ndarray, v: Any) -> np.ndarray:
+        return np.less(a, _scalar(v)).astype(bool)
+
+    def le(a: np.ndarray, v: Any) -> np.ndarray:
+        return np.less_equal(a, _scalar(v)).astype(bool)
+
+    def gt(a: np.ndarray, v: Any) -> np.ndarray:
+        return np.greater(a, _scalar(v)).astype(bool)
+
+    def ge(a: np.ndarray, v: Any) -> np.ndarray:
+        return np.greater_equal(a, _scalar(v)).astype(bool)
+
+    def eq(a: np.ndarray, v: Any) -> np.ndarray:
+        return np.equal(a, _scalar(v)).astype(bool)
+
+    n = len(low)
+    none = np.zeros(n, dtype=bool)
+    single = exact & np.equal(low, high).astype(bool)
+    if op in ("==", "!=", "<", "<=", ">", ">="):
+        v = values[0]
+        outside = gt(low, v) | lt(high, v)
+        no, yes = {
+            "==": (outside, single & eq(low, v) & no_nulls),
+            "!=": (single & eq(low, v), outside & no_nulls),
+            "<": (ge(low, v), lt(high, v) & no_nulls),
+            "<=": (gt(low, v), le(high, v) & no_nulls),
+            ">": (le(high, v), gt(low, v) & no_nulls),
+            ">=": (lt(high, v), ge(low, v) & no_nulls),
+        }[op]
+    elif op == "in":
+        inside, at_low = none.copy(), none.copy()
+        for v in values:
+            hit = le(low, v) & ge(high, v)
+            inside |= hit
+            at_low |= hit & eq(low, v)
+        no, yes = ~inside, single & at_low & no_nulls
+    elif op == "not in":
+        listed, all_outside = none.copy(), ~none
+        for v in values:
+            listed |= eq(low, v)
+            all_outside &= gt(low, v) | lt(high, v)
+        no, yes = single & listed, all_outside & no_nulls
+    else:
+        return np.full(n, MAYBE, dtype=np.int8)
+    return np.where(no, NO, np.where(yes, YES, MAYBE)).astype(np.int8)
