@@ -6,6 +6,7 @@ it, so more output means a corrupt or hostile file, and we stop before allocatin
 
 from __future__ import annotations
 
+import threading
 import zlib
 
 from ..errors import OrcError
@@ -60,6 +61,20 @@ def _lz4(chunk: memoryview, limit: int) -> bytes:
         raise OrcError(f"LZ4 chunk is corrupt or expands past the compression block size of {limit} bytes") from None
 
 
+_local = threading.local()
+
+
+def _zstd_context():  # type: ignore[no-untyped-def]
+    # creating a decompression context costs more than decompressing a small chunk; a context serves one thread
+    # at a time, so each thread keeps its own
+    context = getattr(_local, "zstd", None)
+    if context is None:
+        import zstandard
+
+        context = _local.zstd = zstandard.ZstdDecompressor()
+    return context
+
+
 def _zstd(chunk: memoryview, limit: int) -> bytes:
     import zstandard
 
@@ -71,7 +86,7 @@ def _zstd(chunk: memoryview, limit: int) -> bytes:
         raise _too_large("ZSTD", limit)
     # a stream reader rather than decompress(): decompress() trusts the declared size over max_output_size and
     # stops after the first frame
-    reader = zstandard.ZstdDecompressor().stream_reader(chunk, read_across_frames=True, read_size=len(chunk) or 1)
+    reader = _zstd_context().stream_reader(chunk, read_across_frames=True, read_size=len(chunk) or 1)
     parts = []
     total = 0
     try:

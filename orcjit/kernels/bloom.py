@@ -48,6 +48,7 @@ import datetime
 import decimal
 import math
 import struct
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,7 +58,9 @@ from .._jit import jit
 from .._proto import orc_proto_pb2 as pb
 from ..errors import OrcError
 from ..tail import parse_message
-from .status import BAD_LENGTH
+from .protobuf import BYTES, VARINT, count_messages, key, skip, span, varint
+from .status import BAD_LENGTH, ERROR_POS, new_state
+from .varint import as_buffer
 
 __all__ = [
     "BLOOM_FILTER",
@@ -78,6 +81,7 @@ __all__ = [
     "hash_value",
     "murmur3_hash64",
     "parse_bloom_filter_index",
+    "read_bloom_filter_index",
     "stack_filters",
     "wang_hash64",
 ]
@@ -368,6 +372,82 @@ def stack_filters(entries: Sequence[tuple[int, np.ndarray]]) -> tuple[np.ndarray
         num_bits[f] = 64 * bits.size
         ks[f] = k
     return bits2d, num_bits, ks
+
+
+@jit
+def scan_bloom_filter_index(buf, ks, starts, lengths, state):  # type: ignore[no-untyped-def]
+    """Per entry of the BloomFilterIndex ``buf``: ``k`` and the span of its ``utf8bitset`` (length 0 if absent).
+
+    Returns the number of entries, or a negative code with the failing field's offset in ``state``.
+    """
+    pos = 0
+    end = buf.size
+    row = 0
+    while pos < end:
+        at = pos
+        number, wire, pos = key(buf, pos, end)
+        if pos >= 0 and number == 1 and wire == BYTES and row < ks.size:
+            start, stop = span(buf, pos, end)
+            if stop < 0:
+                state[ERROR_POS] = at
+                return stop
+            p = start
+            while p < stop:
+                at = p
+                number, wire, p = key(buf, p, stop)
+                if p >= 0 and number == 1 and wire == VARINT:
+                    k, p = varint(buf, p, stop)
+                    ks[row] = k & 0xFFFFFFFF  # uint32, as the protobuf runtime keeps it
+                elif p >= 0 and number == 3 and wire == BYTES:
+                    first, p = span(buf, p, stop)
+                    if p >= 0:
+                        starts[row] = first
+                        lengths[row] = p - first
+                elif p >= 0:
+                    p = skip(buf, p, stop, wire)
+                if p < 0:
+                    state[ERROR_POS] = at
+                    return p
+            row += 1
+            pos = stop
+        elif pos >= 0:
+            pos = skip(buf, pos, end, wire)
+        if pos < 0:
+            state[ERROR_POS] = at
+            return pos
+    return row
+
+
+def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``stack_filters(parse_bloom_filter_index(raw, what))``, read without the protobuf runtime when every entry
+    is a well-formed ``utf8bitset`` (what every writer since ORC-101 writes): one pass over the bytes, one copy of
+    the bits. Anything else (legacy ``bitset`` longs, an entry to reject, a malformed message) goes the runtime's
+    way, so results and errors are those of :func:`parse_bloom_filter_index`.
+    """
+    buf = as_buffer(raw)
+    state = new_state()
+    n = count_messages(buf, 1, state)
+    if n > 0:
+        ks = np.zeros(n, dtype=np.int64)
+        starts = np.zeros(n, dtype=np.int64)
+        lengths = np.zeros(n, dtype=np.int64)
+        if scan_bloom_filter_index(buf, ks, starts, lengths, state) == n:
+            num_bits = 8 * lengths
+            width = int(lengths.max()) // 8
+            if (
+                lengths.min() > 0
+                and not (lengths % 8).any()
+                and ks.min() >= 1
+                and (ks <= np.minimum(num_bits, MAX_HASH_FUNCTIONS)).all()
+            ):
+                bits2d = np.zeros((n, width), dtype=np.uint64)
+                rows = bits2d.view(np.uint8)
+                for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+                    rows[i, :length] = buf[start : start + length]
+                if sys.byteorder != "little":  # pragma: no cover - the bytes are little-endian longs
+                    bits2d.byteswap(inplace=True)
+                return bits2d, num_bits, ks
+    return stack_filters(parse_bloom_filter_index(raw, what))
 
 
 def filters_may_contain(stacked: tuple[np.ndarray, np.ndarray, np.ndarray], hashes: Sequence[int] | None) -> np.ndarray:
