@@ -44,6 +44,7 @@ from orcjit.kernels.bloom import (
     hash_value,
     murmur3_hash64,
     parse_bloom_filter_index,
+    read_bloom_filter_index,
     stack_filters,
     wang_hash64,
 )
@@ -357,6 +358,127 @@ def test_random_bytes_never_crash(raw: bytes) -> None:
         bloom_test(bits, 64 * bits.size, k, np.uint64(99))
     if entries:
         filters_may_contain(stack_filters(entries), [1, 2, 3])
+
+
+def bloom_outcome(read: Any, raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
+    try:
+        return read(raw)
+    except OrcError as exc:
+        return f"OrcError: {exc}"
+
+
+def assert_read_matches_parse(raw: bytes) -> None:
+    """``read_bloom_filter_index`` is ``stack_filters(parse_bloom_filter_index(...))``: same arrays, or the same
+    OrcError."""
+    want = bloom_outcome(lambda r: stack_filters(parse_bloom_filter_index(r, "col 4")), raw)
+    got = bloom_outcome(lambda r: read_bloom_filter_index(r, "col 4"), raw)
+    if isinstance(want, str) or isinstance(got, str):
+        assert got == want, raw.hex()
+        return
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape, raw.hex()
+        assert np.array_equal(a, b), raw.hex()
+
+
+def pb_varint(n: int) -> bytes:
+    n &= M64
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes([*out, n])
+
+
+def pb_field(number: int, wire: int, payload: bytes) -> bytes:
+    if wire == 2:
+        payload = pb_varint(len(payload)) + payload
+    return pb_varint(number << 3 | wire) + payload
+
+
+@st.composite
+def bloom_entry(draw: Any) -> bytes:
+    """One BloomFilter message: utf8bitset, legacy bitset (packed or not), both, or neither; k valid or not, maybe
+    beyond 32 bits (uint32 keeps the low bits) or repeated (the last one counts); unknown fields between."""
+    fields = []
+    for _ in range(draw(st.sampled_from([1, 1, 1, 0, 2]))):
+        k = draw(st.one_of(st.integers(1, 12), st.sampled_from([0, 64, 65, 1024, 1025, 2**32 + 3, M64])))
+        fields.append(pb_field(1, 0, pb_varint(k)))
+    if draw(st.integers(0, 3)):
+        size = draw(st.sampled_from([8, 8, 16, 24, 0, 3, 12]))
+        fields.append(pb_field(3, 2, draw(st.binary(min_size=size, max_size=size))))
+    if draw(st.integers(0, 2)) == 0:
+        longs = draw(st.lists(st.integers(0, M64), max_size=3))
+        if draw(st.booleans()):
+            fields.append(pb_field(2, 2, b"".join(struct.pack("<Q", x) for x in longs)))
+        else:
+            fields.extend(pb_field(2, 1, struct.pack("<Q", x)) for x in longs)
+    for _ in range(draw(st.integers(0, 1))):
+        number = draw(st.sampled_from([4, 5, 15, 1000]))
+        fields.append(pb_field(number, 0, pb_varint(draw(st.integers(0, M64)))))
+    return b"".join(draw(st.permutations(fields)))
+
+
+@st.composite
+def bloom_index(draw: Any) -> bytes:
+    entries = []
+    for _ in range(draw(st.integers(0, 4))):
+        data = draw(bloom_entry())
+        if draw(st.integers(0, 4)) == 0:
+            data += draw(bloom_entry())  # one entry written twice: the runtime merges them
+        entries.append(pb_field(1, 2, data))
+    if draw(st.integers(0, 4)) == 0:
+        entries.insert(draw(st.integers(0, len(entries))), pb_field(2, 0, pb_varint(7)))  # unknown field
+    return b"".join(entries)
+
+
+@settings(max_examples=400, deadline=None)
+@given(bloom_index())
+def test_read_bloom_filter_index_matches_parse(raw: bytes) -> None:
+    assert_read_matches_parse(raw)
+
+
+def test_read_bloom_filter_index_fast_path() -> None:
+    longs = [0x8000000000000001, 0, 0xDEADBEEF]
+    utf8 = [pb.BloomFilter(numHashFunctions=k, utf8bitset=struct.pack("<3Q", *longs)) for k in (1, 7, 192)]
+    raw = index_bytes(*utf8, pb.BloomFilter(numHashFunctions=3, utf8bitset=struct.pack("<Q", 5)))
+    bits2d, num_bits, ks = read_bloom_filter_index(raw)
+    assert bits2d.dtype == np.uint64 and bits2d.shape == (4, 3)
+    assert [[int(x) for x in row] for row in bits2d] == [longs, longs, longs, [5, 0, 0]]
+    assert num_bits.tolist() == [192, 192, 192, 64] and ks.tolist() == [1, 7, 192, 3]
+    assert_read_matches_parse(raw)
+    assert read_bloom_filter_index(b"")[0].shape == (0, 0)
+    with pytest.raises(OrcError, match="col 4: entry 1 has 193 hash functions"):
+        read_bloom_filter_index(
+            index_bytes(utf8[0], pb.BloomFilter(numHashFunctions=193, utf8bitset=b"\0" * 24)), "col 4"
+        )
+
+
+GOOD_ENTRY = pb_field(1, 0, pb_varint(3)) + pb_field(3, 2, b"\x01" * 8)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        # a packed legacy bitset that is not whole longs, beside a good utf8bitset
+        pytest.param(GOOD_ENTRY + pb_field(2, 2, b"\0\0\0"), id="packed bitset of 3 bytes"),
+        # the runtime reads keys and lengths as 32-bit varints of at most five bytes
+        pytest.param(GOOD_ENTRY + b"\xa0\x80\x80\x80\x80\x00\x00", id="key of six bytes"),
+        pytest.param(b"\x08\x03\x1a\x88\x80\x80\x80\x80\x00" + b"\x01" * 8, id="length of six bytes"),
+    ],
+)
+def test_read_bloom_filter_index_rejects_what_the_runtime_rejects(entry: bytes) -> None:
+    raw = pb_field(1, 2, entry)
+    with pytest.raises(OrcError, match="not a valid BloomFilterIndex"):
+        parse_bloom_filter_index(raw)
+    assert_read_matches_parse(raw)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=120), st.sampled_from([0, 1, 2]))
+def test_read_bloom_filter_index_random_bytes(raw: bytes, depth: int) -> None:
+    for _ in range(depth):  # as the index, as an entry, as an entry with a good bitset before
+        raw = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8) + raw)
+    assert_read_matches_parse(raw)
 
 
 # -- hashing by ORC type ---------------------------------------------------------------------------------------------

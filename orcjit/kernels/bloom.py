@@ -403,6 +403,10 @@ def scan_bloom_filter_index(buf, ks, starts, lengths, state):  # type: ignore[no
                     if p >= 0:
                         starts[row] = first
                         lengths[row] = p - first
+                elif p >= 0 and number == 2 and wire == BYTES:
+                    first, p = span(buf, p, stop)
+                    if p >= 0 and (p - first) % 8:
+                        p = BAD_LENGTH  # packed fixed64 longs come in whole eights, or the runtime rejects them
                 elif p >= 0:
                     p = skip(buf, p, stop, wire)
                 if p < 0:

@@ -63,23 +63,20 @@ def skip(buf, pos, end, wire):  # type: ignore[no-untyped-def]
         size = 8 if wire == FIXED64 else 4
         return pos + size if pos + size <= end else TRUNCATED
     if wire == BYTES:
-        length, pos = varint(buf, pos, end)
-        if pos < 0:
-            return pos
-        if length < 0 or length > end - pos:
-            return TRUNCATED
-        return pos + length
+        _, stop = span(buf, pos, end)
+        return stop
     return BAD_HEADER  # groups (3, 4) and wire types 6, 7
 
 
 @jit
 def key(buf, pos, end):  # type: ignore[no-untyped-def]
     """``(field, wire, new_pos)`` of the key at ``pos``."""
+    start = pos
     value, pos = varint(buf, pos, end)
     if pos < 0:
         return 0, 0, pos
     field = (value >> 3) & 0x1FFFFFFFFFFFFFFF
-    if field == 0 or field > 536870911:
+    if field == 0 or field > 536870911 or pos - start > 5:  # the runtime reads keys of at most five bytes
         return 0, 0, BAD_HEADER
     return field, value & 7, pos
 
@@ -87,9 +84,12 @@ def key(buf, pos, end):  # type: ignore[no-untyped-def]
 @jit
 def span(buf, pos, end):  # type: ignore[no-untyped-def]
     """``(start, stop)`` of the length-delimited value at ``pos``; ``stop < 0`` is an error code."""
+    start = pos
     length, pos = varint(buf, pos, end)
     if pos < 0:
         return 0, pos
+    if pos - start > 5:  # a length is an int32 to the runtime: five bytes at most
+        return 0, BAD_HEADER
     if length < 0 or length > end - pos:
         return 0, TRUNCATED
     return pos, pos + length

@@ -58,7 +58,9 @@ TIMESTAMP_MAX_UTC = 25
 TIMESTAMP_MIN_NANOS = 26
 TIMESTAMP_MAX_NANOS = 27
 POSITIONS = 28  # value = first index in the flat positions array, extra = how many
-SLOTS = 29
+BINARY = 29  # sub-messages read only to check they are well formed, as the runtime does
+COLLECTION = 30
+SLOTS = 31
 
 
 @jit
@@ -179,6 +181,10 @@ def _statistics(buf, pos, end, row, value, extra, present):  # type: ignore[no-u
                 kind = DATE
             elif field == 9:
                 kind = TIMESTAMP
+            elif field == 8:
+                kind = BINARY
+            elif field == 12:
+                kind = COLLECTION
         if kind < 0:
             pos = skip(buf, pos, end, wire)
             if pos < 0:

@@ -17,7 +17,7 @@ from ..kernels import row_index as ri
 from ..schema import TypeNode
 from ..statistics import _date, _decimal, _timestamp
 from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Predicate
-from .prune import MAYBE, NO, TIMESTAMP_SLACK, YES, _comparable
+from .prune import MAYBE, NO, YES, _comparable, widen_timestamps
 
 __all__ = ["GroupStatistics"]
 
@@ -133,10 +133,11 @@ class GroupStatistics:
                         int(t.value[g, ri.TIMESTAMP_MAX_UTC]), 1_000_000 if nanos is None else nanos, utc
                     )
         usable = np.fromiter((lo is not None and hi is not None for lo, hi in zip(low, high, strict=True)), bool, n)
-        if kind in TIMESTAMP_KINDS and usable.any():
+        if kind in TIMESTAMP_KINDS:
             # timestamp statistics are milliseconds: widened so no writer's rounding can exclude a real value
-            low[usable] = low[usable] - TIMESTAMP_SLACK
-            high[usable] = high[usable] + TIMESTAMP_SLACK
+            for g in np.flatnonzero(usable).tolist():
+                low[g], high[g] = widen_timestamps(low[g], high[g])
+                usable[g] = low[g] is not None and high[g] is not None
             exact[:] = False
         return low, high, exact, usable
 
@@ -149,9 +150,12 @@ class GroupStatistics:
                 wanted = {True, False} - wanted
         else:
             return
+        # a true count of 2**63 or more reads negative here: true values present, false ones not (count - true
+        # count is negative), as the Python integers of the scalar evaluation say
         true_count = t.value[:, ri.TRUE_COUNT]
-        has_true = true_count > 0
-        has_false = (self.count - true_count) > 0
+        huge = true_count < 0
+        has_true = huge | (true_count > 0)
+        has_false = ~huge & (self.count > true_count)
         overlap = (has_true & (True in wanted)) | (has_false & (False in wanted))
         inside = (~has_true | (True in wanted)) & (~has_false | (False in wanted))
         out[has & ~overlap] = NO

@@ -93,8 +93,23 @@ def _bounds(p: Predicate, s: ColumnStatistics) -> tuple[Any, Any, bool]:
     if kind in FLOAT_KINDS and ((low is not None and math.isnan(low)) or (high is not None and math.isnan(high))):
         return None, None, False
     if kind in TIMESTAMP_KINDS and low is not None and high is not None:
-        low, high, exact = low - TIMESTAMP_SLACK, high + TIMESTAMP_SLACK, False
+        low, high = widen_timestamps(low, high)
+        exact = False
     return low, high, exact
+
+
+def widen_timestamps(low: pd.Timestamp, high: pd.Timestamp) -> tuple[pd.Timestamp | None, pd.Timestamp | None]:
+    """Timestamp bounds widened by :data:`TIMESTAMP_SLACK`; a bound at the edge of what a Timestamp holds
+    becomes ``None`` (unknown) instead of overflowing."""
+    try:
+        low = low - TIMESTAMP_SLACK
+    except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+        low = None
+    try:
+        high = high + TIMESTAMP_SLACK
+    except (OverflowError, ValueError):
+        high = None
+    return low, high
 
 
 def _comparable(value: Any, bound: Any) -> bool:
