@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from .pushdown.filters import normalize_filters, referenced_paths
 from .pushdown.plan import Explanation, StripeDecision, decide, explain
 from .pushdown.rows import filters_mask
 from .reading.columns import ReadContext, read_column
-from .reading.frame import Selection, build_frame, check_backend, select_columns
+from .reading.frame import Selection, build_frame, build_table, check_backend, select_columns
 from .reading.seek import Positions, read_row_positions, read_stripe_rows
 from .reading.streams import read_stripe_streams
 from .reading.vector import ColumnVector, find_vector, prune_vector
@@ -43,6 +44,19 @@ WRITER_VERSION_NAMES = {
     8: "ORC_203",  # string statistics bounded by lowerBound/upperBound
     9: "ORC_14",  # unbounded ORC-14 dictionary
 }
+
+
+@dataclass
+class _Gathered:
+    output: Selection
+    filtered: bool
+    stripes: list[list[ColumnVector]] = field(default_factory=list)
+    first_rows: list[int] = field(default_factory=list)
+    row_counts: list[int] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+
+    def mask(self) -> np.ndarray:
+        return np.concatenate(self.masks) if self.masks else np.zeros(0, dtype=bool)
 
 
 class ORCFile:
@@ -304,6 +318,35 @@ class ORCFile:
                 return
         yield 0, stripe.rows, self._decode_stripe(d.index, selection, dictionary_as_category, d.footer)
 
+    def _gather(
+        self, indices: Sequence[int], columns: Sequence[str | int] | None, dictionary_as_category: bool, filters: Any
+    ) -> _Gathered:
+        """Decode what ``filters`` keeps of stripes ``indices``: the output columns' vectors per decoded run of
+        rows, where each run starts in the file and how many rows it holds, and the exact row masks."""
+        output = select_columns(self.schema, columns)
+        predicates = normalize_filters(filters, self.schema)
+        decode = output
+        if predicates:
+            tested = referenced_paths(predicates)
+            wanted = [*output.names, *tested] if columns is not None else None
+            decode = select_columns(self.schema, wanted) if wanted is not None else output
+            decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
+        _, decisions = decide(self, predicates, list(indices))
+        got = _Gathered(output, bool(predicates))
+        for d in decisions:
+            if not d.keep:
+                continue
+            # only the runs of row groups that may match are decoded; masks and row numbers follow those rows
+            runs = self._decode_kept(d, decode, dictionary_as_category) if decode.fields else [(0, d.rows, {})]
+            for first, count, vectors in runs:
+                got.stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
+                got.first_rows.append(self._stripes[d.index].first_row + first)
+                got.row_counts.append(count)
+                if predicates:
+                    tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
+                    got.masks.append(filters_mask(predicates, tested_vectors, count))
+        return got
+
     def _frame(
         self,
         indices: Sequence[int],
@@ -314,43 +357,54 @@ class ORCFile:
         file_row_index: bool = False,
     ) -> pd.DataFrame:
         backend = check_backend(dtype_backend)
-        output = select_columns(self.schema, columns)
-        predicates = normalize_filters(filters, self.schema)
-        decode = output
-        if predicates:
-            tested = referenced_paths(predicates)
-            wanted = [*output.names, *tested] if columns is not None else None
-            decode = select_columns(self.schema, wanted) if wanted is not None else output
-            decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
-        _, decisions = decide(self, predicates, list(indices))
-        stripes, masks, first_rows, row_counts = [], [], [], []
-        for d in decisions:
-            if not d.keep:
-                continue
-            # only the runs of row groups that may match are decoded; masks and row numbers follow those rows
-            runs = self._decode_kept(d, decode, dictionary_as_category) if decode.fields else [(0, d.rows, {})]
-            for first, count, vectors in runs:
-                stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
-                first_rows.append(self._stripes[d.index].first_row + first)
-                row_counts.append(count)
-                if predicates:
-                    tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
-                    masks.append(filters_mask(predicates, tested_vectors, count))
+        got = self._gather(indices, columns, dictionary_as_category, filters)
+        output, stripes = got.output, got.stripes
         if output.fields:
             frame = build_frame(output, stripes, backend, dictionary_as_category=dictionary_as_category)
         else:
             # no columns, but one row per row read, as pandas.read_orc gives
-            frame = pd.DataFrame(index=pd.RangeIndex(sum(row_counts)), columns=pd.Index([], dtype=object))
+            frame = pd.DataFrame(index=pd.RangeIndex(sum(got.row_counts)), columns=pd.Index([], dtype=object))
         if file_row_index and stripes:
             frame.index = pd.Index(
-                np.concatenate([np.arange(r, r + n) for r, n in zip(first_rows, row_counts, strict=True)])
+                np.concatenate([np.arange(r, r + n) for r, n in zip(got.first_rows, got.row_counts, strict=True)])
             )
-        if predicates:
-            mask = np.concatenate(masks) if masks else np.zeros(0, dtype=bool)
-            frame = frame[mask]
+        if got.filtered:
+            frame = frame[got.mask()]
             if not file_row_index:
                 frame = self._as_in_full_read(frame.reset_index(drop=True), output, backend)
         return frame
+
+    def read_arrow(
+        self,
+        columns: Sequence[str | int] | None = None,
+        *,
+        filters: Any = None,
+        stripes: Sequence[int] | None = None,
+        dictionary_as_category: bool = False,
+    ) -> Any:
+        """Read the file, or the stripes listed in ``stripes``, into a ``pyarrow.Table``.
+
+        The table has the types ``pyarrow.orc.read_table`` gives (unions as dense unions); decoded buffers are
+        handed to Arrow without copies. ``columns``, ``filters`` and ``dictionary_as_category`` are as in
+        :func:`orcjit.read_orc`.
+
+        Raises
+        ------
+        IndexError
+            If a stripe number is out of range, as :meth:`read_stripe`.
+        OrcError
+            As :meth:`read`.
+        ImportError
+            If pyarrow is not installed.
+        """
+        import pyarrow as pa
+
+        indices = range(self.nstripes) if stripes is None else [self._stripe_index(i) for i in stripes]
+        got = self._gather(indices, columns, dictionary_as_category, filters)
+        table = build_table(got.output, got.stripes, dictionary_as_category=dictionary_as_category)
+        if not got.output.fields:
+            table = pa.table({"_": pa.nulls(sum(got.row_counts))}).drop_columns(["_"])  # rows, no columns
+        return table.filter(pa.array(got.mask())) if got.filtered else table
 
     def _as_in_full_read(self, frame: pd.DataFrame, output: Selection, backend: str) -> pd.DataFrame:
         """Give pruned results the dtypes a full read has: with NumPy dtypes an integer or boolean column that

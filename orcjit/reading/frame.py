@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,20 +165,11 @@ def build_frame(
         from .numpy_frame import build_frame_numpy
 
         return build_frame_numpy(selection, stripes, backend, dictionary_as_category=dictionary_as_category)
-    import pyarrow as pa
-
-    from .arrow import arrow_type, dictionary_columns, to_arrow
-
-    # strings become dictionaries where at least one stripe read keeps a dictionary; directly encoded ones stay strings
-    dictionary_ids = dictionary_columns(v for stripe in stripes for v in stripe) if dictionary_as_category else set()
-    types = [arrow_type(f, selection.selected, dictionary_ids) for f in selection.fields]
-    chunked = [pa.chunked_array([to_arrow(stripe[i], t) for stripe in stripes], type=t) for i, t in enumerate(types)]
     # pyarrow's to_pandas cannot convert unions, at the top level or inside lists, maps and structs
     # (ArrowNotImplementedError): such columns are converted here, each union value a {"tag", "value"} dict
     unions = [i for i, f in enumerate(selection.fields) if _holds_union(f, selection.selected)]
     unions = unions if backend != "pyarrow" else []
-    plain = [i for i in range(len(types)) if i not in unions]
-    table = pa.Table.from_arrays([chunked[i] for i in plain], names=[selection.names[i] for i in plain])
+    table = build_table(selection, stripes, dictionary_as_category=dictionary_as_category, leave_out=set(unions))
     frame = table.to_pandas(types_mapper=_types_mapper(backend))
     if unions:
         from .numpy_frame import convert_column  # the same conversion as without pyarrow
@@ -187,6 +178,27 @@ def build_frame(
             vectors = [stripe[i] for stripe in stripes]
             frame.insert(i, selection.names[i], convert_column(selection.fields[i], vectors, selection.selected))
     return frame
+
+
+def build_table(
+    selection: Selection,
+    stripes: list[list[ColumnVector]],
+    *,
+    dictionary_as_category: bool = False,
+    leave_out: Set[int] = frozenset(),
+) -> Any:
+    """The decoded stripes as a ``pyarrow.Table`` with pyarrow's ORC types, one chunk per stripe, without copying
+    the decoded buffers; fields at the positions in ``leave_out`` are left out."""
+    import pyarrow as pa
+
+    from .arrow import arrow_type, dictionary_columns, to_arrow
+
+    # strings become dictionaries where at least one stripe read keeps a dictionary; directly encoded ones stay strings
+    dictionary_ids = dictionary_columns(v for stripe in stripes for v in stripe) if dictionary_as_category else set()
+    kept = [i for i in range(len(selection.fields)) if i not in leave_out]
+    types = {i: arrow_type(selection.fields[i], selection.selected, dictionary_ids) for i in kept}
+    arrays = [pa.chunked_array([to_arrow(stripe[i], types[i]) for stripe in stripes], type=types[i]) for i in kept]
+    return pa.Table.from_arrays(arrays, names=[selection.names[i] for i in kept])
 
 
 def _holds_union(node: TypeNode, selected: set[int]) -> bool:
