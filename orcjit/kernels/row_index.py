@@ -62,6 +62,9 @@ BINARY = 29  # sub-messages read only to check they are well formed, as the runt
 COLLECTION = 30
 SLOTS = 31
 
+# ColumnStatistics field number -> the slot marking its sub-message (-1: not a sub-message)
+_SUB_MESSAGES = (-1, -1, INT, DOUBLE, STRING, BUCKET, DECIMAL, DATE, BINARY, TIMESTAMP, -1, -1, COLLECTION)
+
 
 @jit
 def _sub_message(buf, pos, end, row, kind, value, extra, present):  # type: ignore[no-untyped-def]
@@ -165,26 +168,7 @@ def _statistics(buf, pos, end, row, value, extra, present):  # type: ignore[no-u
             value[row, slot] = v
             present[row, slot] = 1
             continue
-        kind = -1
-        if wire == BYTES:
-            if field == 2:
-                kind = INT
-            elif field == 3:
-                kind = DOUBLE
-            elif field == 4:
-                kind = STRING
-            elif field == 5:
-                kind = BUCKET
-            elif field == 6:
-                kind = DECIMAL
-            elif field == 7:
-                kind = DATE
-            elif field == 9:
-                kind = TIMESTAMP
-            elif field == 8:
-                kind = BINARY
-            elif field == 12:
-                kind = COLLECTION
+        kind = _SUB_MESSAGES[field] if wire == BYTES and field < len(_SUB_MESSAGES) else -1
         if kind < 0:
             pos = skip(buf, pos, end, wire)
             if pos < 0:
