@@ -1,0 +1,81 @@
+"""orcjit for PySpark: ORC files as a Spark data source named ``orcjit``.
+
+Needs PySpark 4.0+ (filter pushdown 4.1+) and pyarrow: ``pip install "orcjit[spark]"``. ``import orcjit`` alone
+never imports PySpark.
+
+Usage
+-----
+::
+
+    import orcjit.spark
+
+    orcjit.spark.register(spark)  # once per session
+    df = spark.read.format("orcjit").load("/data/events")  # a file, a directory, or a glob
+    df = spark.read.format("orcjit").load(["/data/a.orc", "/data/b/*.orc"])  # several paths
+    df = spark.read.format("orcjit").option("columns", "id,ts").load("/data/events")  # only these columns
+
+    # filter pushdown: Spark hands the filters to orcjit, which skips stripes and row groups by statistics and
+    # bloom filters and filters rows exactly
+    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    spark.read.format("orcjit").load("/data/events").where("user_id = 42").show()
+
+The Data Source API has no column pruning: ``select`` after ``load`` still decodes every column, so name the
+columns you need with the ``columns`` option. Without ``spark.sql.python.filterPushdown.enabled`` the source works
+without pushdown (Spark filters the rows) and says so once on the ``orcjit.spark`` logger.
+
+Other options: ``partitions`` (the most partitions; default the session's default parallelism) or
+``bytesPerPartition`` (stripe bytes per partition), ``pathGlobFilter`` (file names taken from directories, default
+``*.orc``), ``timeZone`` (the zone ORC ``timestamp`` wall clocks are read in; default the JVM's, as
+``spark.read.orc``) and ``pushdown`` (``false`` turns pushdown off for one read). See
+:mod:`orcjit.spark.datasource` for planning and :mod:`orcjit.spark.types` for the type mapping, which is
+``spark.read.orc``'s (unions, which Spark cannot read, become ``struct<tag:int, field0, field1, ...>``).
+
+The helpers for ``mapInPandas`` and ``pandas_udf`` (:mod:`orcjit.spark.helpers`) are reachable from this module as
+well, e.g. ``orcjit.spark.read_files``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .datasource import (
+    NAME,
+    PUSHDOWN_CONF,
+    OrcjitDataSource,
+    OrcjitPartition,
+    OrcjitPushdownReader,
+    OrcjitReader,
+    pushdown_enabled,
+    register,
+    resolve_paths,
+)
+from .types import arrow_schema, spark_schema, to_spark_batches
+
+__all__ = [
+    "NAME",
+    "PUSHDOWN_CONF",
+    "OrcjitDataSource",
+    "OrcjitPartition",
+    "OrcjitPushdownReader",
+    "OrcjitReader",
+    "arrow_schema",
+    "pushdown_enabled",
+    "register",
+    "resolve_paths",
+    "spark_schema",
+    "to_spark_batches",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # the mapInPandas / pandas_udf helpers (orcjit.spark.helpers) are reachable from here too, imported on first use
+    if name.startswith("_") or name == "helpers":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        helpers = importlib.import_module(f"{__name__}.helpers")
+    except ImportError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    if name in getattr(helpers, "__all__", ()):
+        return getattr(helpers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,474 @@
+"""ORC types as Spark types, and orcjit's Arrow tables as the Arrow batches Spark expects.
+
+The mapping is the one ``spark.read.orc`` uses on the same files (measured with PySpark 4.x), so that
+``spark.read.format("orcjit")`` and ``spark.read.orc`` give equal schemas and equal rows:
+
+=====================================  =========================================================================
+ORC type                               Spark type
+=====================================  =========================================================================
+boolean, tinyint .. bigint             BooleanType, ByteType, ShortType, IntegerType, LongType
+float, double                          FloatType, DoubleType
+string                                 StringType
+char(n), varchar(n)                    StringType with the field metadata ``{"__CHAR_VARCHAR_TYPE_STRING":
+                                       "char(n)"}`` Spark itself attaches; values as stored (a ``char`` value
+                                       padded with blanks to ``n``, as ORC writers store it)
+binary                                 BinaryType
+decimal(p, s)                          DecimalType(p, s) (old files without precision: (38, 10), as orcjit)
+date                                   DateType
+timestamp                              TimestampType: Spark's ORC reader reads the wall clock the writer saw
+                                       in the *JVM default time zone* (``user.timezone``) of the executors,
+                                       not in the session time zone; see :func:`orc_timestamp_micros`
+timestamp with local time zone         TimestampType: the instant as stored
+bigint with the type attribute         TimestampNTZType: Spark writes ``timestamp_ntz`` as microseconds in a
+``spark.sql.catalyst.type =            bigint and marks it so
+timestamp_ntz``
+bigint / int marked ``interval day     DayTimeIntervalType (microseconds, as Spark writes them); a year-month
+to second`` / ``interval year to       interval stays IntegerType (months): PySpark cannot take
+month``                                YearMonthIntervalType from Arrow
+array<T>, map<K, V>, struct<...>       ArrayType, MapType, StructType (every field, element and value
+                                       nullable, as ``spark.read.orc`` gives them)
+uniontype<T0, T1, ...>                 StructType ``tag`` IntegerType (the variant's number) and ``field0``,
+                                       ``field1``, ... (the value in the field of its variant, the other fields
+                                       null). ``spark.read.orc`` cannot read unions at all. A null union reads
+                                       as tag 0 with every field null.
+=====================================  =========================================================================
+
+Spark's Arrow layout (what a Python data source must yield) is given by :func:`arrow_schema`: microsecond
+timestamps (``TimestampType`` with a time zone, UTC for a data source; ``TimestampNTZType`` without), decimals as
+``decimal128(p, s)``, strings as ``string`` (not ``large_string`` nor dictionaries), lists with an ``element``
+field and maps with ``key``/``value`` fields. :func:`to_spark_batches` turns what ``ORCFile.read_arrow`` gives into
+record batches of exactly that schema.
+
+Known differences from ``spark.read.orc``:
+
+- dates and timestamps before 1582-10-15 (Spark reads ORC in the hybrid Julian calendar, orcjit in the proleptic
+  Gregorian one);
+- timestamps before the JVM zone's first standard-time transition (1883-11-18 in America/Los_Angeles): Spark
+  rebases them through Java's legacy calendar, which knows no local mean time, and moves them by the difference
+  (7 min 2 s in Los Angeles);
+- timestamps outside the years 1677-2262, which orcjit (nanoseconds) cannot read;
+- ``timestamp`` values written in the hour a daylight saving change repeats in the writer's zone: orcjit's wall
+  clocks cannot tell the two instants of that hour apart; the earlier is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    BooleanType,
+    ByteType,
+    DataType,
+    DateType,
+    DayTimeIntervalType,
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    LongType,
+    MapType,
+    NullType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from ..reading.columns import DEFAULT_DECIMAL
+from ..reading.frame import ROOT_COLUMN_NAME
+from ..schema import TypeNode
+
+__all__ = [
+    "CATALYST_TYPE",
+    "CHAR_VARCHAR_KEY",
+    "UNION_TAG",
+    "arrow_schema",
+    "arrow_type",
+    "orc_timestamp_micros",
+    "spark_field",
+    "spark_schema",
+    "spark_type",
+    "to_spark_batches",
+    "top_level_fields",
+]
+
+CATALYST_TYPE = "spark.sql.catalyst.type"  # the type attribute Spark's ORC writer stores
+CHAR_VARCHAR_KEY = "__CHAR_VARCHAR_TYPE_STRING"  # the field metadata Spark attaches to char/varchar columns
+UNION_TAG = "tag"
+_UTC_NAMES = frozenset({"UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "UCT", "Zulu", "Etc/UCT", "Etc/Zulu", "Universal"})
+_NS_PER_US = 1000
+
+
+# -- Spark types -----------------------------------------------------------------------------------------------------
+
+
+def _union_field_name(index: int) -> str:
+    return f"field{index}"
+
+
+def spark_type(node: TypeNode) -> DataType:
+    """The Spark type ``spark.read.orc`` gives the ORC column ``node`` (see the module docstring).
+
+    Parameters
+    ----------
+    node : orcjit.TypeNode
+        A node of an ORC file's schema tree.
+
+    Returns
+    -------
+    pyspark.sql.types.DataType
+    """
+    kind = node.kind
+    catalyst = node.attributes.get(CATALYST_TYPE, "").strip().lower()
+    simple: dict[str, DataType] = {
+        "boolean": BooleanType(),
+        "tinyint": ByteType(),
+        "smallint": ShortType(),
+        "int": IntegerType(),
+        "float": FloatType(),
+        "double": DoubleType(),
+        "string": StringType(),
+        "varchar": StringType(),
+        "char": StringType(),
+        "binary": BinaryType(),
+        "date": DateType(),
+        "timestamp": TimestampType(),
+        "timestamp with local time zone": TimestampType(),
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "bigint":
+        if catalyst == "timestamp_ntz":
+            return TimestampNTZType()
+        words = catalyst.split()
+        if len(words) > 1 and words[0] == "interval" and words[1] in _INTERVAL_UNITS:
+            return _day_time_interval(words)
+        return LongType()
+    if kind == "decimal":
+        precision = node.precision or DEFAULT_DECIMAL[0]
+        scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
+        return DecimalType(precision, scale)
+    if kind == "array":
+        return ArrayType(spark_type(node.children[0]), containsNull=True)
+    if kind == "map":
+        key, value = node.children
+        return MapType(spark_type(key), spark_type(value), valueContainsNull=True)
+    if kind == "struct":
+        return StructType([spark_field(child, child.name or "") for child in node.children])
+    if kind == "uniontype":
+        fields = [StructField(UNION_TAG, IntegerType(), True)]
+        fields += [spark_field(child, _union_field_name(i)) for i, child in enumerate(node.children)]
+        return StructType(fields)
+    raise ValueError(f"column {node.path or '(root)'}: ORC type {node} has no Spark type")
+
+
+_INTERVAL_UNITS = {"day": 0, "hour": 1, "minute": 2, "second": 3}
+
+
+def _day_time_interval(words: list[str]) -> DataType:
+    """``interval day to second`` and the like, as Spark writes day-time intervals (microseconds in a bigint)."""
+    start = _INTERVAL_UNITS[words[1]]
+    end = _INTERVAL_UNITS.get(words[-1], start) if len(words) > 3 else start
+    return DayTimeIntervalType(start, end)
+
+
+def spark_field(node: TypeNode, name: str) -> StructField:
+    """The nullable Spark field ``name`` of type :func:`spark_type` (``node``), with the char/varchar metadata
+    ``spark.read.orc`` attaches."""
+    metadata = {}
+    if node.kind in ("char", "varchar") and node.max_length is not None:
+        metadata[CHAR_VARCHAR_KEY] = f"{node.kind}({node.max_length})"
+    return StructField(name, spark_type(node), True, metadata or None)
+
+
+def top_level_fields(schema: TypeNode) -> list[tuple[str, TypeNode]]:
+    """The columns of a file as orcjit reads them: ``(name, node)`` of each field of the root struct, or
+    ``("_col0", root)`` when the root is not a struct."""
+    if schema.kind != "struct":
+        return [(ROOT_COLUMN_NAME, schema)]
+    return [(child.name or "", child) for child in schema.children]
+
+
+def spark_schema(schema: TypeNode, columns: Sequence[str] | None = None) -> StructType:
+    """The Spark schema of an ORC file: its top-level columns in file order, or in the order of ``columns``.
+
+    Parameters
+    ----------
+    schema : orcjit.TypeNode
+        The file's schema (``ORCFile.schema``).
+    columns : sequence of str, optional
+        Top-level column names to keep, in the order given.
+
+    Returns
+    -------
+    pyspark.sql.types.StructType
+
+    Raises
+    ------
+    ValueError
+        If ``columns`` names a column the file does not have, or names one twice.
+
+    Examples
+    --------
+    >>> with orcjit.ORCFile("data.orc") as f:  # doctest: +SKIP
+    ...     print(spark_schema(f.schema, ["id", "name"]).simpleString())
+    struct<id:bigint,name:string>
+    """
+    fields = top_level_fields(schema)
+    if columns is None:
+        return StructType([spark_field(node, name) for name, node in fields])
+    by_name = dict(fields)
+    out = []
+    for name in columns:
+        if name not in by_name:
+            raise ValueError(f"column {name!r} is not in the file; its columns are {', '.join(by_name)}")
+        out.append(spark_field(by_name[name], name))
+    if len({f.name for f in out}) != len(out):
+        raise ValueError(f"columns {list(columns)!r} name a column twice")
+    return StructType(out)
+
+
+# -- Arrow types -----------------------------------------------------------------------------------------------------
+
+
+def arrow_type(data_type: DataType, time_zone: str = "UTC") -> pa.DataType:
+    """The Arrow type Spark uses for ``data_type`` (as ``pyspark.sql.pandas.types.to_arrow_type``).
+
+    Parameters
+    ----------
+    data_type : pyspark.sql.types.DataType
+    time_zone : str
+        The time zone of ``TimestampType`` values: ``"UTC"`` for what a Python data source yields, the session
+        time zone for pandas UDFs and ``mapInPandas``.
+    """
+    simple: list[tuple[type, pa.DataType]] = [
+        (BooleanType, pa.bool_()),
+        (ByteType, pa.int8()),
+        (ShortType, pa.int16()),
+        (IntegerType, pa.int32()),
+        (LongType, pa.int64()),
+        (FloatType, pa.float32()),
+        (DoubleType, pa.float64()),
+        (StringType, pa.string()),
+        (BinaryType, pa.binary()),
+        (DateType, pa.date32()),
+        (TimestampNTZType, pa.timestamp("us")),
+        (DayTimeIntervalType, pa.duration("us")),
+        (NullType, pa.null()),
+    ]
+    for cls, arrow in simple:
+        if isinstance(data_type, cls):
+            return arrow
+    if isinstance(data_type, TimestampType):
+        return pa.timestamp("us", tz=time_zone)
+    if isinstance(data_type, DecimalType):
+        return pa.decimal128(data_type.precision, data_type.scale)
+    if isinstance(data_type, ArrayType):
+        element = pa.field("element", arrow_type(data_type.elementType, time_zone), data_type.containsNull)
+        return pa.list_(element)
+    if isinstance(data_type, MapType):
+        key = pa.field("key", arrow_type(data_type.keyType, time_zone), nullable=False)
+        value = pa.field("value", arrow_type(data_type.valueType, time_zone), data_type.valueContainsNull)
+        return pa.map_(key, value)
+    if isinstance(data_type, StructType):
+        return pa.struct([pa.field(f.name, arrow_type(f.dataType, time_zone), f.nullable) for f in data_type.fields])
+    raise ValueError(f"Spark type {data_type.simpleString()} has no Arrow type here")
+
+
+def arrow_schema(struct_type: StructType, time_zone: str = "UTC") -> pa.Schema:
+    """The Arrow schema Spark expects for rows of ``struct_type``.
+
+    Parameters
+    ----------
+    struct_type : pyspark.sql.types.StructType
+    time_zone : str
+        The zone of ``TimestampType`` columns: a Python data source's ``read`` yields UTC (the default); pandas
+        UDFs and ``mapInPandas`` use the session time zone.
+
+    Returns
+    -------
+    pyarrow.Schema
+    """
+    return pa.schema([pa.field(f.name, arrow_type(f.dataType, time_zone), f.nullable) for f in struct_type.fields])
+
+
+# -- timestamps ------------------------------------------------------------------------------------------------------
+
+
+def _is_utc(zone: str | None) -> bool:
+    return zone is not None and zone in _UTC_NAMES
+
+
+def _offsets_ns(instants_ns: np.ndarray, zone: str) -> np.ndarray:
+    """The UTC offset of ``zone`` at each instant (ns since the epoch), in ns."""
+    if _is_utc(zone):
+        return np.zeros_like(instants_ns)
+    index = pd.DatetimeIndex(instants_ns.view("M8[ns]")).tz_localize("UTC").tz_convert(zone)
+    return np.asarray(index.tz_localize(None).as_unit("ns").asi8) - instants_ns
+
+
+def _localize_ns(wall_ns: np.ndarray, zone: str) -> np.ndarray:
+    """The instants (ns) of wall clocks in ``zone``; the earlier one where a DST change repeats an hour."""
+    if _is_utc(zone):
+        return wall_ns
+    index = pd.DatetimeIndex(wall_ns.view("M8[ns]")).tz_localize(
+        zone, ambiguous=np.ones(len(wall_ns), dtype=bool), nonexistent="shift_forward"
+    )
+    return np.asarray(index.tz_convert("UTC").tz_localize(None).as_unit("ns").asi8)
+
+
+def orc_timestamp_micros(wall_ns: np.ndarray, writer_zone: str | None, reader_zone: str) -> np.ndarray:
+    """Spark's microseconds for ORC ``timestamp`` values read by orcjit as wall clocks.
+
+    ORC's Java reader (which ``spark.read.orc`` uses) rebuilds the instant ``m`` the writer stored and, when the
+    reader's JVM default zone ``R`` has other rules than the writer's zone ``W``, moves it by
+    ``W(m) - R(m + W(m) - R(m))`` so that the wall clock stays what the writer saw; a file that records no writer
+    zone is read as if written in ``R``. orcjit gives the wall clock ``w = m + W(m)``, so Spark's value is ``m``
+    when the zones agree and ``w - R(w - R(m))`` otherwise, floored to microseconds as Spark does.
+
+    Parameters
+    ----------
+    wall_ns : numpy.ndarray of int64
+        Wall clocks as orcjit reads them (nanoseconds since the epoch of the naive date and time).
+    writer_zone : str or None
+        The stripe's writer time zone (``ORCFile.stripe_footer(i).writer_timezone``).
+    reader_zone : str
+        The zone Spark's ORC reader uses: the executors' JVM default time zone.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Microseconds since the epoch (UTC).
+    """
+    wall = np.asarray(wall_ns, dtype=np.int64)
+    if not len(wall):
+        return wall.copy()
+    if not writer_zone:
+        # no writer zone: Java takes the reader's, and its 2015-01-01 epoch, without any DST adjustment
+        base = pd.Timestamp("2015-01-01").tz_localize(reader_zone).tz_convert("UTC").tz_localize(None)
+        shift = base.as_unit("ns").value - pd.Timestamp("2015-01-01").as_unit("ns").value
+        return np.floor_divide(wall + shift, _NS_PER_US)
+    same = writer_zone == reader_zone or (_is_utc(writer_zone) and _is_utc(reader_zone))
+    instants = _localize_ns(wall, writer_zone)
+    if same:
+        return np.floor_divide(instants, _NS_PER_US)
+    adjusted = wall - _offsets_ns(instants, reader_zone)
+    return np.floor_divide(wall - _offsets_ns(adjusted, reader_zone), _NS_PER_US)
+
+
+# -- arrays ----------------------------------------------------------------------------------------------------------
+
+
+def _values(arr: pa.Array) -> np.ndarray:
+    """The int64 values of a fixed-width 64-bit array, zero where null."""
+    raw = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + len(arr)]
+    if arr.null_count:
+        return np.where(arr.is_valid().to_numpy(zero_copy_only=False), raw, 0)
+    return raw
+
+
+def _with_values(arr: pa.Array, values: np.ndarray, type_: pa.DataType) -> pa.Array:
+    mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
+    return pa.array(values, type=pa.int64(), mask=mask).view(type_)
+
+
+def _null_mask(arr: pa.Array) -> pa.Array | None:
+    return arr.is_null() if arr.null_count else None
+
+
+def _offsets(arr: pa.Array) -> pa.Array:
+    """The list or map offsets of ``arr`` into its whole child, as an unsliced array (pyarrow cannot combine a
+    sliced offsets array with a null mask)."""
+    offsets = arr.offsets
+    return pa.array(offsets.to_numpy(), type=offsets.type) if offsets.offset else offsets
+
+
+def convert_array(
+    arr: pa.Array, node: TypeNode, target: pa.DataType, writer_zone: str | None, reader_zone: str
+) -> pa.Array:
+    """One column (or nested part of one) of ``ORCFile.read_arrow`` as an array of Spark's Arrow type ``target``.
+
+    Parameters
+    ----------
+    arr : pyarrow.Array
+        What orcjit gives for ``node`` (pyarrow's ORC types: nanosecond timestamps, sparse unions).
+    node : orcjit.TypeNode
+    target : pyarrow.DataType
+        ``arrow_type(spark_type(node))``, or a type it casts to.
+    writer_zone, reader_zone : str or None, str
+        For ORC ``timestamp`` values, as in :func:`orc_timestamp_micros`.
+    """
+    kind = node.kind
+    if kind == "timestamp" and pa.types.is_timestamp(target):
+        micros = orc_timestamp_micros(_values(arr), writer_zone, reader_zone)
+        return _with_values(arr, micros, target)
+    if kind == "timestamp with local time zone" and pa.types.is_timestamp(target):
+        return _with_values(arr, np.floor_divide(_values(arr), _NS_PER_US), target)
+    if kind == "bigint" and (pa.types.is_timestamp(target) or pa.types.is_duration(target)):
+        return arr.view(target)  # Spark's microseconds, stored as they are
+    if kind == "array":
+        values = convert_array(arr.values, node.children[0], target.value_type, writer_zone, reader_zone)
+        return pa.ListArray.from_arrays(_offsets(arr), values, type=target, mask=_null_mask(arr))
+    if kind == "map":
+        key, value = node.children
+        keys = convert_array(arr.keys, key, target.key_type, writer_zone, reader_zone)
+        items = convert_array(arr.items, value, target.item_type, writer_zone, reader_zone)
+        return pa.MapArray.from_arrays(_offsets(arr), keys, items, type=target, mask=_null_mask(arr))
+    if kind == "struct":
+        children = [
+            convert_array(arr.field(i), child, target.field(i).type, writer_zone, reader_zone)
+            for i, child in enumerate(node.children)
+        ]
+        return pa.StructArray.from_arrays(children, fields=list(target), mask=_null_mask(arr))
+    if kind == "uniontype":
+        tags = arr.type_codes.cast(pa.int32())
+        children = [tags] + [
+            convert_array(arr.field(i), child, target.field(i + 1).type, writer_zone, reader_zone)
+            for i, child in enumerate(node.children)
+        ]
+        return pa.StructArray.from_arrays(children, fields=list(target))
+    return arr if arr.type == target else arr.cast(target)
+
+
+def to_spark_batches(
+    table: pa.Table,
+    fields: Sequence[tuple[str, TypeNode]],
+    schema: pa.Schema,
+    *,
+    writer_zone: str | None = None,
+    reader_zone: str = "UTC",
+) -> Iterator[pa.RecordBatch]:
+    """Record batches of exactly ``schema`` from a table ``ORCFile.read_arrow`` gave.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Read from stripes that share ``writer_zone`` (one stripe, or a file whose stripes record the same zone).
+    fields : sequence of (str, orcjit.TypeNode)
+        The columns to output, in the order of ``schema``: each one's name in ``table`` and its ORC type.
+    schema : pyarrow.Schema
+        The target, e.g. ``arrow_schema(spark_schema(...))``.
+    writer_zone, reader_zone : str or None, str
+        For ORC ``timestamp`` columns, as in :func:`orc_timestamp_micros`.
+
+    Yields
+    ------
+    pyarrow.RecordBatch
+        One per chunk of ``table``; empty ones are left out.
+    """
+    table = table.select([name for name, _ in fields])
+    for batch in table.to_batches():
+        if not batch.num_rows:
+            continue
+        arrays = [
+            convert_array(batch.column(i), node, schema.field(i).type, writer_zone, reader_zone)
+            for i, (_, node) in enumerate(fields)
+        ]
+        yield pa.RecordBatch.from_arrays(arrays, schema=schema)
