@@ -24,9 +24,6 @@ import pyarrow.orc as pa_orc
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
-pytest.importorskip("pyspark")
-
 from pyspark.sql.datasource import (
     EqualNullSafe,
     EqualTo,

@@ -16,10 +16,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-
-pytest.importorskip("pyspark")
-pytest.importorskip("pyarrow")
-
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import pandas_udf

@@ -23,9 +23,6 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("pyspark")
-pytest.importorskip("pyarrow")
-
 SPARK_PANDAS_WARNING = "ignore:PySpark does not yet fully support pandas:FutureWarning"
 pytestmark = pytest.mark.filterwarnings(SPARK_PANDAS_WARNING)
 
