@@ -214,9 +214,9 @@ def test_read_files_yields_one_stripe_at_a_time(spark: SparkSession, mixed: tupl
     assert ids[: len(second)] == second
     assert len(ids) == len(second) + sum(s.rows for s in stripes)
 
-    with pytest.raises(ValueError, match="'path' column"):
+    with pytest.raises(orcjit.OrcError, match="'path' column"):
         list(read(iter([pd.DataFrame({"file": [path]})])))
-    with pytest.raises(ValueError, match="declared"):
+    with pytest.raises(orcjit.OrcError, match="declared"):
         list(read_files(["id"], schema=files_schema(path, ["s"]))(iter([pd.DataFrame({"path": [path]})])))
 
 
@@ -323,5 +323,5 @@ def test_might_contain_outside_spark(keyed: list[str]) -> None:
     assert got.index.tolist() == [10, 11, 12, 13]
     assert got[10] and got[13] and got.isna()[11]
     assert got[12] == any(s.keep for s in orcjit.ORCFile(keyed[4]).explain([("key", "==", 143)]).stripes)
-    with pytest.raises(ValueError, match="nope"):
+    with pytest.raises(orcjit.OrcError, match="nope"):
         might_contain(pd.Series([keyed[0]]), "nope", 1)

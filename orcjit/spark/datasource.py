@@ -62,6 +62,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
 from pyspark.sql.types import StructType
 
+from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
@@ -214,9 +215,9 @@ def _positive_int(options: Mapping[str, str], name: str, defaults: Mapping[str, 
     try:
         value = int(str(text).strip())
     except ValueError:
-        raise ValueError(f"orcjit: option {name}={text!r} is not an integer") from None
+        raise OrcError(f"orcjit: option {name}={text!r} is not an integer") from None
     if value < 1:
-        raise ValueError(f"orcjit: option {name}={text!r} must be 1 or more")
+        raise OrcError(f"orcjit: option {name}={text!r} must be 1 or more")
     return value
 
 
@@ -230,7 +231,7 @@ def _paths(options: Mapping[str, str]) -> list[str]:
     if one and one not in paths:
         paths.insert(0, one)
     if not paths:
-        raise ValueError('orcjit: no path given: spark.read.format("orcjit").load(path)')
+        raise OrcError('orcjit: no path given: spark.read.format("orcjit").load(path)')
     return paths
 
 
@@ -240,7 +241,7 @@ def _columns(options: Mapping[str, str]) -> list[str] | None:
         return None
     columns = [c.strip() for c in text.split(",") if c.strip()]
     if not columns:
-        raise ValueError(f"orcjit: option columns={text!r} names no column")
+        raise OrcError(f"orcjit: option columns={text!r} names no column")
     return columns
 
 
@@ -248,7 +249,7 @@ def _check_zone(name: str) -> str:
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"orcjit: unknown time zone {name!r} (use a name such as 'America/Los_Angeles')") from None
+        raise OrcError(f"orcjit: unknown time zone {name!r} (use a name such as 'America/Los_Angeles')") from None
     return name
 
 
@@ -406,7 +407,7 @@ class OrcjitReader(DataSourceReader):
         bytes_per_partition: int | None = None,
     ) -> None:
         if not files:
-            raise ValueError("orcjit: no files to read")
+            raise OrcError("orcjit: no files to read")
         self.files = list(files)
         self.schema = schema
         self.columns = schema.fieldNames()
@@ -419,14 +420,14 @@ class OrcjitReader(DataSourceReader):
             names = {name for name, _ in top_level_fields(f.schema)}
         missing = [c for c in self.columns if c not in names]
         if missing:
-            raise ValueError(f"orcjit: {self.files[0]} has no column {', '.join(map(repr, missing))}")
+            raise OrcError(f"orcjit: {self.files[0]} has no column {', '.join(map(repr, missing))}")
 
     def _signature(self, f: ORCFile) -> tuple[str, str]:
         return str(f.schema), spark_schema(f.schema).json()
 
     def _check_schema(self, path: str, f: ORCFile) -> None:
         if self._signature(f) != self._expected:
-            raise ValueError(
+            raise OrcError(
                 f"orcjit: {path} has schema {f.schema}, other than {self._expected[0]} of {self.files[0]}: "
                 "all files of one read must have the same schema"
             )
@@ -511,7 +512,7 @@ class OrcjitDataSource(DataSource):
             try:
                 return spark_schema(f.schema, _columns(self.options))
             except ValueError as exc:
-                raise ValueError(f"orcjit: {files[0]}: {exc}") from None
+                raise OrcError(f"orcjit: {files[0]}: {exc}") from None
 
     def reader(self, schema: StructType) -> OrcjitReader:
         """A reader for ``schema``; with filter pushdown unless the session or the ``pushdown`` option has it off."""

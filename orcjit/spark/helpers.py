@@ -68,6 +68,7 @@ import pandas as pd
 import pyarrow as pa
 from pyspark.sql.types import StructType
 
+from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
@@ -110,7 +111,7 @@ def _path_list(paths: PathsArg) -> list[str]:
 
 def _map_threads(func: Callable[[str], Any], items: Sequence[str], max_workers: int) -> list[Any]:
     if max_workers < 1:
-        raise ValueError(f"max_workers must be 1 or more, got {max_workers}")
+        raise OrcError(f"max_workers must be 1 or more, got {max_workers}")
     if len(items) <= 1 or max_workers == 1:
         return [func(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(max_workers, len(items))) as pool:
@@ -184,7 +185,7 @@ def files_schema(paths: PathsArg, columns: Sequence[str] | None = None, *, patte
         try:
             return spark_schema(f.schema, columns)
         except ValueError as exc:
-            raise ValueError(f"{first}: {exc}") from None
+            raise OrcError(f"{first}: {exc}") from None
 
 
 # -- reading ---------------------------------------------------------------------------------------------------------
@@ -241,9 +242,9 @@ class _StripeReader:
         try:
             declared = spark_schema(f.schema, self.columns)
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise OrcError(f"{path}: {exc}") from None
         if self.schema is not None and _types(declared) != _types(self.schema):
-            raise ValueError(
+            raise OrcError(
                 f"{path}: its columns {declared.simpleString()} are not the declared "
                 f"{self.schema.simpleString()}: all files must have the schema given to read_files"
             )
@@ -278,18 +279,18 @@ def _units(frames: Iterator[Any], to_frame: Callable[[Any], pd.DataFrame]) -> It
     for batch in frames:
         frame = to_frame(batch)
         if "path" not in frame.columns:
-            raise ValueError(f"the input DataFrame needs a 'path' column; it has {', '.join(map(str, frame.columns))}")
+            raise OrcError(f"the input DataFrame needs a 'path' column; it has {', '.join(map(str, frame.columns))}")
         paths = frame["path"].tolist()
         stripes = frame["stripe"].tolist() if "stripe" in frame.columns else [None] * len(paths)
         for path, stripe in zip(paths, stripes, strict=True):
             if path is None or pd.isna(path):
-                raise ValueError("the 'path' column holds a null")
+                raise OrcError("the 'path' column holds a null")
             yield str(path), None if stripe is None or pd.isna(stripe) else int(stripe)
 
 
 def _check_batch_rows(batch_rows: int) -> None:
     if not isinstance(batch_rows, int) or isinstance(batch_rows, bool) or batch_rows < 1:
-        raise ValueError(f"batch_rows must be an int of 1 or more, got {batch_rows!r}")
+        raise OrcError(f"batch_rows must be an int of 1 or more, got {batch_rows!r}")
 
 
 def read_files(
@@ -474,7 +475,7 @@ def _may_hold(path: str, column: str, value: Any) -> bool:
         try:
             predicates = normalize_filters([(column, "==", value)], f.schema)
         except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
+            raise OrcError(f"{path}: {exc}") from None
         _, decisions = decide(f, predicates, list(range(f.nstripes)))
         return any(d.keep for d in decisions)
 
@@ -512,7 +513,7 @@ def might_contain(paths: pd.Series, column: str, value: Any, *, max_workers: int
     keys = paths.tolist()
     bad = [p for p in keys if not isinstance(p, str) and not pd.isna(p)]
     if bad:
-        raise ValueError(f"paths must be strings, got {bad[0]!r}")
+        raise OrcError(f"paths must be strings, got {bad[0]!r}")
     distinct = list(dict.fromkeys(p for p in keys if isinstance(p, str)))
     found = _map_threads(lambda p: _may_hold(p, column, value), distinct, max_workers)
     answers = dict(zip(distinct, found, strict=True))

@@ -81,6 +81,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from ..errors import OrcError
 from ..reading.columns import DEFAULT_DECIMAL
 from ..reading.frame import ROOT_COLUMN_NAME
 from ..schema import TypeNode
@@ -166,7 +167,7 @@ def spark_type(node: TypeNode) -> DataType:
         fields = [StructField(UNION_TAG, IntegerType(), True)]
         fields += [spark_field(child, _union_field_name(i)) for i, child in enumerate(node.children)]
         return StructType(fields)
-    raise ValueError(f"column {node.path or '(root)'}: ORC type {node} has no Spark type")
+    raise OrcError(f"column {node.path or '(root)'}: ORC type {node} has no Spark type")
 
 
 _INTERVAL_UNITS = {"day": 0, "hour": 1, "minute": 2, "second": 3}
@@ -228,10 +229,10 @@ def spark_schema(schema: TypeNode, columns: Sequence[str] | None = None) -> Stru
     out = []
     for name in columns:
         if name not in by_name:
-            raise ValueError(f"column {name!r} is not in the file; its columns are {', '.join(by_name)}")
+            raise OrcError(f"column {name!r} is not in the file; its columns are {', '.join(by_name)}")
         out.append(spark_field(by_name[name], name))
     if len({f.name for f in out}) != len(out):
-        raise ValueError(f"columns {list(columns)!r} name a column twice")
+        raise OrcError(f"columns {list(columns)!r} name a column twice")
     return StructType(out)
 
 
@@ -279,7 +280,7 @@ def arrow_type(data_type: DataType, time_zone: str = "UTC") -> pa.DataType:
         return pa.map_(key, value)
     if isinstance(data_type, StructType):
         return pa.struct([pa.field(f.name, arrow_type(f.dataType, time_zone), f.nullable) for f in data_type.fields])
-    raise ValueError(f"Spark type {data_type.simpleString()} has no Arrow type here")
+    raise OrcError(f"Spark type {data_type.simpleString()} has no Arrow type here")
 
 
 def arrow_schema(struct_type: StructType, time_zone: str = "UTC") -> pa.Schema:
