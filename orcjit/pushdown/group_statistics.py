@@ -112,9 +112,10 @@ class GroupStatistics:
                     exact[g] &= hi is None
                 low[g], high[g] = lo, hi
         elif kind == "decimal":
+            mins, maxs = t.texts(ri.DECIMAL_MIN), t.texts(ri.DECIMAL_MAX)
             for g in np.flatnonzero(t.present[:, ri.DECIMAL]):
-                low[g] = _decimal_at(t, g, ri.DECIMAL_MIN)
-                high[g] = _decimal_at(t, g, ri.DECIMAL_MAX)
+                low[g] = None if mins[g] is None else _decimal(mins[g])
+                high[g] = None if maxs[g] is None else _decimal(maxs[g])
         elif kind == "date":
             for g in np.flatnonzero(t.present[:, ri.DATE]):
                 if t.present[g, ri.DATE_MIN]:
@@ -173,11 +174,6 @@ def _field(t: ri.RowIndexTable, g: int, slot: int, default: int | None) -> int |
 
 def _utf8(value: str | bytes | None) -> str | None:
     return value if isinstance(value, str) else None  # not UTF-8: says nothing reliable
-
-
-def _decimal_at(t: ri.RowIndexTable, g: int, slot: int) -> Any:
-    value = t.text(g, slot)
-    return None if value is None else _decimal(value)
 
 
 def _scalar(value: Any) -> np.ndarray:
