@@ -18,6 +18,7 @@ from .pushdown.plan import Explanation, StripeDecision, decide, explain
 from .pushdown.rows import filters_mask
 from .reading.columns import ReadContext, read_column
 from .reading.frame import Selection, build_frame, build_table, check_backend, select_columns
+from .reading.scan import Run, allocate_outputs, decode_run, field_groups, run_tasks, workers_for
 from .reading.seek import Positions, read_row_positions, read_stripe_rows
 from .reading.streams import read_stripe_streams
 from .reading.vector import ColumnVector, find_vector, prune_vector
@@ -48,9 +49,12 @@ WRITER_VERSION_NAMES = {
 
 @dataclass
 class _Gathered:
+    """What a read decoded: each output field's vectors (one per run of rows, or one for the whole read), where
+    each run starts in the file and how many rows it holds, and the filters' exact row masks per run."""
+
     output: Selection
     filtered: bool
-    stripes: list[list[ColumnVector]] = field(default_factory=list)
+    columns: list[list[ColumnVector]] = field(default_factory=list)
     first_rows: list[int] = field(default_factory=list)
     row_counts: list[int] = field(default_factory=list)
     masks: list[np.ndarray] = field(default_factory=list)
@@ -296,33 +300,34 @@ class ORCFile:
         )
         return self._fields(root)
 
-    def _decode_kept(
-        self, d: StripeDecision, selection: Selection, dictionary_as_category: bool
-    ) -> Iterator[tuple[int, int, dict[int, ColumnVector]]]:
-        """``(first row in the stripe, rows, vectors)`` for each maximal run of the row groups ``d`` keeps; the
-        whole stripe when it skips none or the stripe cannot be entered by row group."""
+    def _runs(self, d: StripeDecision, selection: Selection) -> list[Run]:
+        """The runs of rows to decode for stripe decision ``d``: each maximal run of the row groups it keeps, or
+        the whole stripe when it skips none or cannot be entered by row group."""
         stripe = self._stripes[d.index]
+        footer = d.footer or read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
         groups = d.row_groups
         if groups is not None and not groups.keep.all() and groups.stride > 0:
-            footer = d.footer or read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
             positions = self._row_positions(d.index, footer, selection, groups.indexes)
             if positions is not None:
+                runs = []
                 for start, stop in _runs(groups.keep):
                     first = start * groups.stride
                     count = min(stop * groups.stride, stripe.rows) - first
-                    yield (
-                        first,
-                        count,
-                        self._decode_rows(d.index, selection, first, count, dictionary_as_category, footer, positions),
-                    )
-                return
-        yield 0, stripe.rows, self._decode_stripe(d.index, selection, dictionary_as_category, d.footer)
+                    runs.append(Run(stripe, first, count, footer, positions))
+                return runs
+        return [Run(stripe, 0, stripe.rows, footer)]
 
     def _gather(
-        self, indices: Sequence[int], columns: Sequence[str | int] | None, dictionary_as_category: bool, filters: Any
+        self,
+        indices: Sequence[int],
+        columns: Sequence[str | int] | None,
+        dictionary_as_category: bool,
+        filters: Any,
+        workers: int = 1,
     ) -> _Gathered:
-        """Decode what ``filters`` keeps of stripes ``indices``: the output columns' vectors per decoded run of
-        rows, where each run starts in the file and how many rows it holds, and the exact row masks."""
+        """Decode what ``filters`` keeps of stripes ``indices`` on ``workers`` threads: the output columns'
+        vectors, where each decoded run of rows starts in the file and how many rows it holds, and the exact
+        row masks."""
         output = select_columns(self.schema, columns)
         predicates = normalize_filters(filters, self.schema)
         decode = output
@@ -333,18 +338,64 @@ class ORCFile:
             decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
         _, decisions = decide(self, predicates, list(indices))
         got = _Gathered(output, bool(predicates))
-        for d in decisions:
-            if not d.keep:
-                continue
-            # only the runs of row groups that may match are decoded; masks and row numbers follow those rows
-            runs = self._decode_kept(d, decode, dictionary_as_category) if decode.fields else [(0, d.rows, {})]
-            for first, count, vectors in runs:
-                got.stripes.append([prune_vector(vectors[f.column_id], output.selected) for f in output.fields])
-                got.first_rows.append(self._stripes[d.index].first_row + first)
-                got.row_counts.append(count)
-                if predicates:
-                    tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
-                    got.masks.append(filters_mask(predicates, tested_vectors, count))
+        kept = [d for d in decisions if d.keep]
+        if not decode.fields:
+            # no columns to read, only rows to count
+            got.first_rows = [self._stripes[d.index].first_row for d in kept]
+            got.row_counts = [d.rows for d in kept]
+            return got
+        runs = [run for d in kept for run in self._runs(d, decode)]
+        total = 0
+        for run in runs:
+            run.start = total
+            total += run.count
+        got.first_rows = [r.stripe.first_row + r.first for r in runs]
+        got.row_counts = [r.count for r in runs]
+        outputs = allocate_outputs(output.fields, total)
+        root = self.schema.column_id
+        groups = [
+            {root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected}
+            for g in field_groups(decode.fields, len(runs), workers)
+        ]
+
+        def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
+            run, selected = job
+            slices = {i: out[run.start : run.start + run.count] for i, out in outputs.items() if i in selected}
+            root_vector = decode_run(
+                self._source,
+                self._tail,
+                self.schema,
+                run,
+                selected,
+                self.row_index_stride,
+                dictionary_as_category,
+                slices,
+            )
+            vectors = self._fields(root_vector)
+            for i, target in slices.items():
+                if vectors[i].values is not target:  # decoded elsewhere (a root with nulls): put it in place
+                    np.copyto(target, vectors[i].values)
+            return vectors
+
+        decoded = run_tasks(task, [(run, selected) for run in runs for selected in groups], workers)
+        per_run = [
+            {k: v for part in decoded[i * len(groups) : (i + 1) * len(groups)] for k, v in part.items()}
+            for i in range(len(runs))
+        ]
+        for node in output.fields:
+            column_id = node.column_id
+            if column_id in outputs:
+                chunks = [vectors[column_id] for vectors in per_run]
+                valid = None
+                if any(c.valid is not None for c in chunks):
+                    valid = np.concatenate([np.ones(c.length, bool) if c.valid is None else c.valid for c in chunks])
+                got.columns.append([ColumnVector(node, total, valid, values=outputs[column_id])])
+            else:
+                got.columns.append([prune_vector(vectors[column_id], output.selected) for vectors in per_run])
+        if predicates:
+            for run, vectors in zip(runs, per_run, strict=True):
+                tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
+                got.masks.append(filters_mask(predicates, tested_vectors, run.count))
         return got
 
     def _frame(
@@ -355,16 +406,17 @@ class ORCFile:
         dictionary_as_category: bool,
         filters: Any = None,
         file_row_index: bool = False,
+        workers: int = 1,
     ) -> pd.DataFrame:
         backend = check_backend(dtype_backend)
-        got = self._gather(indices, columns, dictionary_as_category, filters)
-        output, stripes = got.output, got.stripes
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers)
+        output = got.output
         if output.fields:
-            frame = build_frame(output, stripes, backend, dictionary_as_category=dictionary_as_category)
+            frame = build_frame(output, got.columns, backend, dictionary_as_category=dictionary_as_category)
         else:
             # no columns, but one row per row read, as pandas.read_orc gives
             frame = pd.DataFrame(index=pd.RangeIndex(sum(got.row_counts)), columns=pd.Index([], dtype=object))
-        if file_row_index and stripes:
+        if file_row_index and got.row_counts:
             frame.index = pd.Index(
                 np.concatenate([np.arange(r, r + n) for r, n in zip(got.first_rows, got.row_counts, strict=True)])
             )
@@ -381,12 +433,14 @@ class ORCFile:
         filters: Any = None,
         stripes: Sequence[int] | None = None,
         dictionary_as_category: bool = False,
+        use_threads: bool = True,
+        max_workers: int | None = None,
     ) -> Any:
         """Read the file, or the stripes listed in ``stripes``, into a ``pyarrow.Table``.
 
         The table has the types ``pyarrow.orc.read_table`` gives (unions as dense unions); decoded buffers are
-        handed to Arrow without copies. ``columns``, ``filters`` and ``dictionary_as_category`` are as in
-        :func:`orcjit.read_orc`.
+        handed to Arrow without copies. ``columns``, ``filters``, ``dictionary_as_category``, ``use_threads``
+        and ``max_workers`` are as in :func:`orcjit.read_orc`.
 
         Raises
         ------
@@ -399,9 +453,10 @@ class ORCFile:
         """
         import pyarrow as pa
 
+        workers = workers_for(use_threads, max_workers)
         indices = range(self.nstripes) if stripes is None else [self._stripe_index(i) for i in stripes]
-        got = self._gather(indices, columns, dictionary_as_category, filters)
-        table = build_table(got.output, got.stripes, dictionary_as_category=dictionary_as_category)
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers)
+        table = build_table(got.output, got.columns, dictionary_as_category=dictionary_as_category)
         if not got.output.fields:
             table = pa.table({"_": pa.nulls(sum(got.row_counts))}).drop_columns(["_"])  # rows, no columns
         return table.filter(pa.array(got.mask())) if got.filtered else table
@@ -430,9 +485,14 @@ class ORCFile:
         *,
         filters: Any = None,
         dictionary_as_category: bool = False,
+        use_threads: bool = True,
+        max_workers: int | None = None,
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
-        return self._frame(range(self.nstripes), columns, dtype_backend, dictionary_as_category, filters)
+        workers = workers_for(use_threads, max_workers)
+        return self._frame(
+            range(self.nstripes), columns, dtype_backend, dictionary_as_category, filters, workers=workers
+        )
 
     def read_rows(
         self,
@@ -478,7 +538,8 @@ class ORCFile:
                     stripe.index, output, first, count, dictionary_as_category, footer, positions
                 )
             parts.append([vectors[f.column_id] for f in output.fields])
-        frame = build_frame(output, parts, backend, dictionary_as_category=dictionary_as_category)
+        columns_read = [[part[i] for part in parts] for i in range(len(output.fields))]
+        frame = build_frame(output, columns_read, backend, dictionary_as_category=dictionary_as_category)
         frame.index = pd.RangeIndex(start, start + len(frame)) if parts else pd.RangeIndex(start, start)
         return frame
 
@@ -490,10 +551,16 @@ class ORCFile:
         *,
         filters: Any = None,
         dictionary_as_category: bool = False,
+        use_threads: bool = True,
+        max_workers: int | None = None,
     ) -> pd.DataFrame:
-        """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file."""
+        """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file; its columns are
+        decoded in parallel unless ``use_threads=False``."""
         index = self._stripe_index(i)
-        return self._frame([index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True)
+        workers = workers_for(use_threads, max_workers)
+        return self._frame(
+            [index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True, workers=workers
+        )
 
     def iter_stripes(
         self,
@@ -502,17 +569,27 @@ class ORCFile:
         *,
         filters: Any = None,
         dictionary_as_category: bool = False,
+        use_threads: bool = True,
+        max_workers: int | None = None,
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
         With ``filters``, stripes that cannot match are skipped and each DataFrame holds the matching rows.
+        Each stripe's columns are decoded in parallel unless ``use_threads=False``.
         """
+        workers = workers_for(use_threads, max_workers)
         check_backend(dtype_backend)
         select_columns(self.schema, columns)  # wrong arguments fail before the first stripe
         normalize_filters(filters, self.schema)
         for stripe in self._stripes:
             frame = self._frame(
-                [stripe.index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True
+                [stripe.index],
+                columns,
+                dtype_backend,
+                dictionary_as_category,
+                filters,
+                file_row_index=True,
+                workers=workers,
             )
             if filters is None or len(frame):
                 yield frame

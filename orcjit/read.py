@@ -22,6 +22,8 @@ def read_orc(
     *,
     filters: Any = None,
     dictionary_as_category: bool = False,
+    use_threads: bool = True,
+    max_workers: int | None = None,
     **kwargs: Any,
 ) -> pd.DataFrame:
     """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
@@ -47,6 +49,12 @@ def read_orc(
         the index is reset, as ``df[mask].reset_index(drop=True)`` would.
     dictionary_as_category : bool, default False
         Dictionary-encoded string columns become :class:`pandas.Categorical` without building every string.
+    use_threads : bool, default True
+        Decode stripes and columns in parallel on a thread pool (the kernels and codecs release the GIL), as
+        pyarrow's ``use_threads``. Besides the result, memory holds the streams of one stripe (or one column of
+        it) per thread.
+    max_workers : int, optional
+        Threads to use; by default one per CPU this process may run on.
     **kwargs
         pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
         than ignoring them.
@@ -64,11 +72,16 @@ def read_orc(
     ------
     OrcError
         If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
-        unsupported keyword).
+        unsupported keyword, ``max_workers`` not a positive int).
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
     with ORCFile(path, filesystem=filesystem) as f:
         return f.read(
-            columns=columns, dtype_backend=dtype_backend, filters=filters, dictionary_as_category=dictionary_as_category
+            columns=columns,
+            dtype_backend=dtype_backend,
+            filters=filters,
+            dictionary_as_category=dictionary_as_category,
+            use_threads=use_threads,
+            max_workers=max_workers,
         )

@@ -519,10 +519,10 @@ def test_categories_of_dictionary_and_direct_stripes() -> None:
     offsets, data = _encode(["x", "", "", "a", "b"])
     direct = ColumnVector(node, 5, np.array([1, 0, 1, 1, 1], dtype=bool), offsets=offsets, data=data)
     selection = select_columns(root, None)
-    for stripes in ([[dictionary], [direct]], [[direct], [dictionary]], [[direct]], [[dictionary], [dictionary]]):
+    for pieces in ([dictionary, direct], [direct, dictionary], [direct], [dictionary, dictionary]):
         for backend in ("numpy", "numpy_nullable"):
-            want = build_frame(selection, stripes, backend, dictionary_as_category=True)
-            got = build_frame_numpy(selection, stripes, backend, dictionary_as_category=True)
+            want = build_frame(selection, [pieces], backend, dictionary_as_category=True)
+            got = build_frame_numpy(selection, [pieces], backend, dictionary_as_category=True)
             assert_frames_match(got, want, python_storage=False)
 
 

@@ -39,12 +39,28 @@ class ReadContext:
     ``streams.open(column, kind)`` hands out each stream as a :class:`~orcjit.reading.cursor.ValueStream`: from
     its start (:class:`StripeStreams`), or entered at a row group with the row index
     (:class:`~orcjit.reading.seek.SeekStreams`), so the same readers decode a whole stripe or a run of rows.
+
+    ``outputs`` maps column ids of top-level fixed-width columns to the slice of the whole read's result array
+    where this stripe's (or run's) values belong; their readers decode into it instead of allocating, so the
+    result needs no concatenation afterwards.
     """
 
-    def __init__(self, streams: StripeStreams, selected: set[int], dictionary_as_category: bool = False) -> None:
+    def __init__(
+        self,
+        streams: StripeStreams,
+        selected: set[int],
+        dictionary_as_category: bool = False,
+        outputs: dict[int, np.ndarray] | None = None,
+    ) -> None:
         self.streams = streams
         self.selected = selected
         self.dictionary_as_category = dictionary_as_category
+        self.outputs = outputs or {}
+
+    def output(self, node: TypeNode, count: int) -> np.ndarray | None:
+        """Where ``count`` slots of ``node`` go in the result, if the read allocated them already."""
+        out = self.outputs.get(node.column_id)
+        return out if out is not None and len(out) == count else None
 
 
 # -- integer streams -------------------------------------------------------------------------------------------------
@@ -82,10 +98,19 @@ def _present(ctx: ReadContext, node: TypeNode, count: int) -> np.ndarray | None:
     return None if valid.all() else valid
 
 
-def _spread(dense: np.ndarray, valid: np.ndarray | None, length: int) -> np.ndarray:
+def _spread(dense: np.ndarray, valid: np.ndarray | None, length: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``dense`` placed at the ``valid`` slots of ``length`` (zeros elsewhere), in ``out`` when given."""
+    if out is None:
+        if valid is None:
+            return dense
+        out = np.zeros((length, *dense.shape[1:]), dtype=dense.dtype)
+        out[valid] = dense
+        return out
     if valid is None:
-        return dense
-    out = np.zeros(length, dtype=dense.dtype)
+        if dense is not out:
+            np.copyto(out, dense, casting="unsafe")  # integer ranges are checked before
+        return out
+    out[~valid] = 0
     out[valid] = dense
     return out
 
@@ -109,29 +134,33 @@ def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, what: s
 def _read_boolean(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    dense = ctx.streams.open(col, DATA).booleans(nn)
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+    out = ctx.output(node, count)
+    dense = ctx.streams.open(col, DATA).booleans(nn, out=out if valid is None else None)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
 def _read_tinyint(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     dense = ctx.streams.open(col, DATA).octets(nn).view(np.int8)
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, ctx.output(node, count)))
 
 
 def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, DATA)
-    dense = ctx.streams.open(col, DATA).integers(nn, True, _v2(enc))
     dtype = np.int32 if node.kind == "date" else INT_DTYPES[node.kind]
+    out = ctx.output(node, count)
+    direct = out if valid is None and dtype is np.int64 else None
+    dense = ctx.streams.open(col, DATA).integers(nn, True, _v2(enc), out=direct)
     if dtype is not np.int64:
         info = np.iinfo(dtype)
         if dense.size and (dense.min() < info.min or dense.max() > info.max):
             raise OrcError(f"{what}: value outside the range of {node.kind}")
-        dense = dense.astype(dtype)
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+        if out is None:
+            dense = dense.astype(dtype)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
 def _read_floating(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
@@ -143,7 +172,7 @@ def _read_floating(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarr
     if len(buf) < need:
         raise OrcError(f"{ctx.streams.where(col, DATA)}: holds {len(buf)} bytes, {nn} {node.kind} values need {need}")
     dense = buf.view(dtype)
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, ctx.output(node, count)))
 
 
 def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
@@ -210,7 +239,8 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
         epoch = _epoch_2015(zone) if zone else UTC_2015
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise OrcError(f"{streams.where(col)}: unknown writer time zone {zone!r}") from None
-    dense = np.empty(nn, dtype=np.int64)
+    out = ctx.output(node, count)
+    dense = out if out is not None and valid is None and not zone else np.empty(nn, dtype=np.int64)
     result = combine_timestamp(seconds, nanos, dense, epoch)
     if result < 0:
         raise OrcError(f"{streams.where(col, DATA)}: timestamp outside the years 1677-2262 that nanoseconds reach")
@@ -218,7 +248,7 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
         # TIMESTAMP holds the writer's wall clock: the instant read back in the writer's zone
         instants = pd.DatetimeIndex(dense.view("M8[ns]")).tz_localize("UTC").tz_convert(zone)
         dense = np.asarray(instants.tz_localize(None).asi8)
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count))
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
 def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
@@ -234,13 +264,11 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     if result < 0:
         raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
     # Arrow's decimal128: 16 little-endian bytes per value, low word first
-    dense = np.empty((nn, 2), dtype=np.int64)
+    out = ctx.output(node, count)
+    dense = out if out is not None and valid is None else np.empty((nn, 2), dtype=np.int64)
     dense[:, 0] = lo.view(np.int64)
     dense[:, 1] = hi
-    values = np.zeros((count, 2), dtype=np.int64) if valid is not None else dense
-    if valid is not None:
-        values[valid] = dense
-    return ColumnVector(node, count, valid, values=values)
+    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
 # -- compound types --------------------------------------------------------------------------------------------------

@@ -240,11 +240,11 @@ class ValueStream:
 
     # -- values -------------------------------------------------------------------------------------------------
 
-    def integers(self, count: int, signed: bool, v2: bool) -> np.ndarray:
-        """``count`` values of an integer RLE stream (v1 or v2) as int64."""
+    def integers(self, count: int, signed: bool, v2: bool, out: np.ndarray | None = None) -> np.ndarray:
+        """``count`` values of an integer RLE stream (v1 or v2) as int64, into ``out`` when given."""
         decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
         self._pending_skip(skip, bool(signed))
-        out = np.empty(count, dtype=np.int64)
+        out = np.empty(count, dtype=np.int64) if out is None else out
         self._run(decode, out, 0, count, bool(signed))
         return out
 
@@ -268,10 +268,10 @@ class ValueStream:
         if count:
             self._run(skip_byte_rle, count)
 
-    def booleans(self, count: int) -> np.ndarray:
-        """``count`` values of a boolean RLE stream."""
+    def booleans(self, count: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``count`` values of a boolean RLE stream, into ``out`` when given."""
         self._pending_skip(skip_boolean_rle, booleans=True)
-        out = np.empty(count, dtype=np.bool_)
+        out = np.empty(count, dtype=np.bool_) if out is None else out
         self._run(decode_boolean_rle, out, 0, count)
         return out
 

@@ -155,49 +155,49 @@ def _have_pyarrow() -> bool:
 
 def build_frame(
     selection: Selection,
-    stripes: list[list[ColumnVector]],
+    columns: list[list[ColumnVector]],
     backend: str,
     *,
     dictionary_as_category: bool = False,
 ) -> pd.DataFrame:
-    """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame."""
+    """Assemble the decoded columns (one list of vectors per field, the column's pieces in row order) into a
+    DataFrame."""
     if backend != "pyarrow" and (os.environ.get("ORCJIT_NO_PYARROW") == "1" or not _have_pyarrow()):
         from .numpy_frame import build_frame_numpy
 
-        return build_frame_numpy(selection, stripes, backend, dictionary_as_category=dictionary_as_category)
+        return build_frame_numpy(selection, columns, backend, dictionary_as_category=dictionary_as_category)
     # pyarrow's to_pandas cannot convert unions, at the top level or inside lists, maps and structs
     # (ArrowNotImplementedError): such columns are converted here, each union value a {"tag", "value"} dict
     unions = [i for i, f in enumerate(selection.fields) if _holds_union(f, selection.selected)]
     unions = unions if backend != "pyarrow" else []
-    table = build_table(selection, stripes, dictionary_as_category=dictionary_as_category, leave_out=set(unions))
+    table = build_table(selection, columns, dictionary_as_category=dictionary_as_category, leave_out=set(unions))
     frame = table.to_pandas(types_mapper=_types_mapper(backend))
     if unions:
         from .numpy_frame import convert_column  # the same conversion as without pyarrow
 
         for i in unions:
-            vectors = [stripe[i] for stripe in stripes]
-            frame.insert(i, selection.names[i], convert_column(selection.fields[i], vectors, selection.selected))
+            frame.insert(i, selection.names[i], convert_column(selection.fields[i], columns[i], selection.selected))
     return frame
 
 
 def build_table(
     selection: Selection,
-    stripes: list[list[ColumnVector]],
+    columns: list[list[ColumnVector]],
     *,
     dictionary_as_category: bool = False,
     leave_out: Set[int] = frozenset(),
 ) -> Any:
-    """The decoded stripes as a ``pyarrow.Table`` with pyarrow's ORC types, one chunk per stripe, without copying
+    """The decoded columns as a ``pyarrow.Table`` with pyarrow's ORC types, one chunk per piece, without copying
     the decoded buffers; fields at the positions in ``leave_out`` are left out."""
     import pyarrow as pa
 
     from .arrow import arrow_type, dictionary_columns, to_arrow
 
-    # strings become dictionaries where at least one stripe read keeps a dictionary; directly encoded ones stay strings
-    dictionary_ids = dictionary_columns(v for stripe in stripes for v in stripe) if dictionary_as_category else set()
+    # strings become dictionaries where at least one piece read keeps a dictionary; directly encoded ones stay strings
+    dictionary_ids = dictionary_columns(v for column in columns for v in column) if dictionary_as_category else set()
     kept = [i for i in range(len(selection.fields)) if i not in leave_out]
     types = {i: arrow_type(selection.fields[i], selection.selected, dictionary_ids) for i in kept}
-    arrays = [pa.chunked_array([to_arrow(stripe[i], types[i]) for stripe in stripes], type=types[i]) for i in kept]
+    arrays = [pa.chunked_array([to_arrow(v, types[i]) for v in columns[i]], type=types[i]) for i in kept]
     return pa.Table.from_arrays(arrays, names=[selection.names[i] for i in kept])
 
 

@@ -58,12 +58,12 @@ Converter = Callable[[TypeNode, list[ColumnVector], set[int]], np.ndarray]
 
 def build_frame_numpy(
     selection: Selection,
-    stripes: list[list[ColumnVector]],
+    columns: list[list[ColumnVector]],
     backend: str,
     *,
     dictionary_as_category: bool = False,
 ) -> pd.DataFrame:
-    """Assemble the decoded stripes (one list of vectors per stripe, one vector per field) into a DataFrame
+    """Assemble the decoded columns (one list of vectors per field, its pieces in row order) into a DataFrame
     without pyarrow; ``backend`` is ``"numpy"`` or ``"numpy_nullable"``.
 
     Raises
@@ -76,7 +76,7 @@ def build_frame_numpy(
     nullable = backend == "numpy_nullable"
     arrays = []
     for i, node in enumerate(selection.fields):
-        chunks = [stripe[i] for stripe in stripes]
+        chunks = columns[i]
         try:
             arrays.append(_top_level(node, chunks, selection.selected, nullable, dictionary_as_category))
         except UnicodeDecodeError as exc:

@@ -282,9 +282,11 @@ def read_stripe_rows(
     positions: Positions | None,
     stride: int,
     dictionary_as_category: bool = False,
+    outputs: dict[int, np.ndarray] | None = None,
 ) -> ColumnVector:
     """Decode rows ``[first, first + count)`` of ``stripe`` (row numbers inside the stripe) for the ``selected``
-    column ids: the root's vector.
+    column ids: the root's vector (``outputs``: arrays to decode top-level columns into, as
+    :class:`~orcjit.reading.columns.ReadContext` takes).
 
     With ``positions`` (from :func:`read_row_positions`) the streams are entered at the row group holding
     ``first`` and fetched only as far as the row group after the last row; without, they are read from the
@@ -301,6 +303,6 @@ def read_stripe_rows(
     else:
         streams = SeekStreams(source, tail, stripe, footer, selected, None)
         skip = first
-    ctx = ReadContext(streams, selected, dictionary_as_category)
+    ctx = ReadContext(streams, selected, dictionary_as_category, outputs)
     skip_column(ctx, schema, skip)
     return read_column(ctx, schema, count)
