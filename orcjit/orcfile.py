@@ -373,8 +373,9 @@ class ORCFile:
             )
             vectors = self._fields(root_vector)
             for i, target in slices.items():
-                if vectors[i].values is not target:  # decoded elsewhere (a root with nulls): put it in place
-                    np.copyto(target, vectors[i].values)
+                values = vectors[i].values
+                if values is not None and values is not target:  # decoded elsewhere (a root with nulls)
+                    np.copyto(target, values)
             return vectors
 
         decoded = run_tasks(task, [(run, selected) for run in runs for selected in groups], workers)
