@@ -1,0 +1,176 @@
+"""Kernels that prepare the conversion of decoded columns to pandas objects.
+
+Python objects (``decimal.Decimal``, ``datetime.date``) can only be made under the GIL, one call each; these
+kernels do everything around those calls so that the Python side is a handful of C-level ``map`` and ``take``
+calls:
+
+- :func:`distinct_rows` numbers the distinct values of a column (one or two int64 lanes per value), so that
+  repeated values are converted once and shared;
+- :func:`value_range` and :func:`table_indices` turn values over a small range into indices into a table of
+  objects, one per value of the range;
+- :func:`fill_nulls` and :func:`set_nulls` write NaN or NaT into the null slots, while widening integers to
+  float64 or in place.
+
+Validity follows one convention throughout: ``valid`` is a bool array, and an empty one means every slot holds
+a value (one compiled variant instead of one for ``None``). A null slot gets index ``-1``, which the callers
+point at a ``None`` kept at the end of the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import jit
+from .status import BAD_LENGTH
+
+__all__ = ["distinct_rows", "fill_nulls", "set_nulls", "table_indices", "value_range"]
+
+
+@jit
+def _row_hash(keys, i):  # type: ignore[no-untyped-def]
+    h = np.uint64(0x9E3779B97F4A7C15)
+    for j in range(keys.shape[1]):
+        h = (h ^ np.uint64(keys[i, j])) * np.uint64(0xFF51AFD7ED558CCD)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+@jit
+def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-def]
+    """Number the distinct rows of ``keys`` (shape ``(n, w)``, integers): ``ids[i]`` is the number of row ``i``'s
+    distinct value (``-1`` where ``valid``, empty for all rows, is False) and ``firsts[k]`` the first row holding
+    distinct value ``k``. An open-addressing hash table holding the keys themselves (a probe reads no row
+    elsewhere in ``keys``), grown as distinct values come.
+
+    Returns the number of distinct values; -1 (giving up) when more than half of the first ``sample``,
+    ``2 * sample``, ``4 * sample`` ... valid rows are distinct, repeats being too rare to pay for the search;
+    BAD_LENGTH when ``ids``, ``firsts`` or ``valid`` do not match ``keys``.
+    """
+    n = keys.shape[0]
+    width = keys.shape[1]
+    all_valid = valid.shape[0] == 0
+    if ids.shape[0] != n or firsts.shape[0] < n or (not all_valid and valid.shape[0] != n):
+        return BAD_LENGTH
+    size = 1024
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    stored = np.empty((size, width), dtype=np.int64)
+    count = 0
+    seen = 0
+    check_at = sample
+    for i in range(n):
+        if not all_valid and not valid[i]:
+            ids[i] = -1
+            continue
+        slot = np.int64(_row_hash(keys, i) & np.uint64(mask))
+        while True:
+            k = table[slot]
+            if k < 0:
+                table[slot] = count
+                for j in range(width):
+                    stored[slot, j] = keys[i, j]
+                firsts[count] = i
+                ids[i] = count
+                count += 1
+                break
+            same = True
+            for j in range(width):
+                if stored[slot, j] != keys[i, j]:
+                    same = False
+                    break
+            if same:
+                ids[i] = k
+                break
+            slot = (slot + 1) & mask
+        if 2 * count > size:
+            size *= 2
+            mask = size - 1
+            table = np.full(size, -1, dtype=np.int64)
+            stored = np.empty((size, width), dtype=np.int64)
+            # re-insert every distinct value by its first row
+            for k in range(count):
+                row = firsts[k]
+                slot = np.int64(_row_hash(keys, row) & np.uint64(mask))
+                while table[slot] >= 0:
+                    slot = (slot + 1) & mask
+                table[slot] = k
+                for j in range(width):
+                    stored[slot, j] = keys[row, j]
+        seen += 1
+        if seen == check_at:
+            if 2 * count > seen:
+                return -1
+            check_at *= 2
+    return count
+
+
+@jit
+def value_range(values, valid):  # type: ignore[no-untyped-def]
+    """The smallest and largest of ``values`` where ``valid`` (empty: everywhere) is True, and how many there are;
+    ``(0, -1, 0)`` when none are, ``(0, -1, BAD_LENGTH)`` when ``valid`` does not match ``values``."""
+    n = values.shape[0]
+    all_valid = valid.shape[0] == 0
+    if not all_valid and valid.shape[0] != n:
+        return 0, -1, BAD_LENGTH
+    lo = np.iinfo(np.int64).max
+    hi = np.iinfo(np.int64).min
+    count = 0
+    if all_valid:
+        # no branch in the loop, so that it vectorises
+        for i in range(n):
+            v = np.int64(values[i])
+            lo = min(lo, v)
+            hi = max(hi, v)
+        count = n
+    else:
+        for i in range(n):
+            if valid[i]:
+                v = np.int64(values[i])
+                lo = min(lo, v)
+                hi = max(hi, v)
+                count += 1
+    if count == 0:
+        return 0, -1, 0
+    return lo, hi, count
+
+
+@jit
+def table_indices(values, valid, lo, out):  # type: ignore[no-untyped-def]
+    """``out[i] = values[i] - lo``, or -1 where ``valid`` (empty: everywhere) is False. Returns the number of
+    values, or BAD_LENGTH when the arrays do not match."""
+    n = values.shape[0]
+    all_valid = valid.shape[0] == 0
+    if out.shape[0] != n or (not all_valid and valid.shape[0] != n):
+        return BAD_LENGTH
+    if all_valid:
+        for i in range(n):
+            out[i] = np.int64(values[i]) - lo
+    else:
+        for i in range(n):
+            out[i] = np.int64(values[i]) - lo if valid[i] else -1
+    return n
+
+
+@jit
+def fill_nulls(values, valid, fill, out):  # type: ignore[no-untyped-def]
+    """``out[i] = values[i]`` where ``valid[i]``, else ``fill``: one pass, where NumPy needs the inverted mask as a
+    temporary and a masked copy. Returns the number of values, or BAD_LENGTH when the arrays do not match."""
+    n = values.shape[0]
+    if valid.shape[0] != n or out.shape[0] != n:
+        return BAD_LENGTH
+    for i in range(n):
+        out[i] = values[i] if valid[i] else fill
+    return n
+
+
+@jit
+def set_nulls(values, valid, fill):  # type: ignore[no-untyped-def]
+    """``values[i] = fill`` where ``valid[i]`` is False, in place: only the null slots are written. Returns the
+    number of values, or BAD_LENGTH when the arrays do not match."""
+    n = values.shape[0]
+    if valid.shape[0] != n:
+        return BAD_LENGTH
+    for i in range(n):
+        if not valid[i]:
+            values[i] = fill
+    return n
