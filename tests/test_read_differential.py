@@ -885,7 +885,7 @@ def test_direct_strings_stay_strings(tmp_path: Path) -> None:
 # -- arguments -------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [{"engine": "pyarrow"}, {"use_threads": True}, {"columns_": ["i8"]}])
+@pytest.mark.parametrize("kwargs", [{"engine": "pyarrow"}, {"threads": True}, {"columns_": ["i8"]}])
 def test_unsupported_keywords(rich_file: Path, kwargs: dict[str, Any]) -> None:
     with pytest.raises(OrcError, match=next(iter(kwargs))):
         orcjit.read_orc(rich_file, **kwargs)

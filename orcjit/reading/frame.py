@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..errors import OrcError
 from ..schema import TypeNode
+from .columns import STRING_KINDS
 from .vector import ColumnVector
 
 BACKENDS = ("numpy", "numpy_nullable", "pyarrow")
@@ -166,17 +167,33 @@ def build_frame(
         from .numpy_frame import build_frame_numpy
 
         return build_frame_numpy(selection, columns, backend, dictionary_as_category=dictionary_as_category)
+    from .pandas_columns import to_pandas_array
+
     # pyarrow's to_pandas cannot convert unions, at the top level or inside lists, maps and structs
     # (ArrowNotImplementedError): such columns are converted here, each union value a {"tag", "value"} dict
-    unions = [i for i, f in enumerate(selection.fields) if _holds_union(f, selection.selected)]
-    unions = unions if backend != "pyarrow" else []
-    table = build_table(selection, columns, dictionary_as_category=dictionary_as_category, leave_out=set(unions))
-    frame = table.to_pandas(types_mapper=_types_mapper(backend))
-    if unions:
-        from .numpy_frame import convert_column  # the same conversion as without pyarrow
+    unions = {i for i, f in enumerate(selection.fields) if _holds_union(f, selection.selected)}
+    unions = unions if backend != "pyarrow" else set()
+    arrays: dict[int, Any] = {}
+    for i, node in enumerate(selection.fields):
+        if i in unions:
+            from .numpy_frame import convert_column  # the same conversion as without pyarrow
 
-        for i in unions:
-            frame.insert(i, selection.names[i], convert_column(selection.fields[i], columns[i], selection.selected))
+            arrays[i] = convert_column(node, columns[i], selection.selected)
+        elif not (dictionary_as_category and node.kind in STRING_KINDS):
+            # categories need Arrow's dictionary unification across pieces; the rest converts directly
+            array = to_pandas_array(node, columns[i], backend)
+            if array is not None:
+                arrays[i] = array
+    rest = {i for i in range(len(selection.fields)) if i not in arrays}
+    if rest:
+        leave_out = set(range(len(selection.fields))) - rest
+        table = build_table(selection, columns, dictionary_as_category=dictionary_as_category, leave_out=leave_out)
+        converted = table.to_pandas(types_mapper=_types_mapper(backend))
+        for j, i in enumerate(sorted(rest)):
+            arrays[i] = converted.iloc[:, j]
+    # one block per column, as decoded: no consolidation copy
+    frame = pd.DataFrame({i: arrays[i] for i in range(len(selection.fields))}, copy=False)
+    frame.columns = pd.Index(selection.names)
     return frame
 
 

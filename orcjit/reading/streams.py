@@ -113,5 +113,8 @@ def read_stripe_streams(
         raw = memoryview(blob)[s.offset - base : s.offset - base + s.length]
         what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"
         data = raw if tail.compression == 0 else tail.decompress(raw, what)
-        buffers[(s.column, s.kind)] = np.frombuffer(data, dtype=np.uint8)
+        buf = np.frombuffer(data, dtype=np.uint8)
+        # kernels are compiled per array type: every stream read-only, whatever the codec hands back, keeps one
+        buf.flags.writeable = False
+        buffers[(s.column, s.kind)] = buf
     return StripeStreams(stripe=stripe, footer=footer, buffers=buffers, name=source.name)
