@@ -42,10 +42,15 @@ _MAX_NANOS = 999_999_999
 _INT64_MAX = np.iinfo(np.int64).max
 # np.datetime64's NaT is -2**63, so results stop one above it
 _INT64_MIN_VALID = -_INT64_MAX
+# seconds within this bound give nanoseconds that fit int64 whatever the (valid) nanoseconds are
+_SAFE_SECONDS = _INT64_MAX // _NANOS - 1
 # seconds within this bound can have any epoch offset added without overflow
 _SECONDS_BOUND = 1 << 62
-# 10**(z + 1) for z = 1 .. 7; index 0 unused
+# the factor that restores z removed trailing zeros: 10**(z + 1) for z = 1 .. 7, and 1 for z = 0
 _ZEROS_SCALE = np.array([1, 100, 1000, 10**4, 10**5, 10**6, 10**7, 10**8], dtype=np.int64)
+# the largest magnitude before scaling that stays a nanosecond count; a table, as a division per value by a
+# divisor the compiler cannot see costs more than the rest of the decoding
+_ZEROS_LIMIT = _MAX_NANOS // _ZEROS_SCALE
 
 
 @jit
@@ -55,15 +60,11 @@ def _nanos(encoded):
     zeros = v & 7
     # arithmetic shift: negative nanoseconds written by pyarrow come back negative, as ORC C++ reads them
     n = v >> 3
-    if zeros != 0:
-        scale = _ZEROS_SCALE[zeros]
-        # checked before multiplying, so that no product can wrap around int64
-        if n > _MAX_NANOS // scale or n < -(_MAX_NANOS // scale):
-            return 0, False
-        n *= scale
-    if n > _MAX_NANOS or n < -_MAX_NANOS:
+    limit = _ZEROS_LIMIT[zeros]
+    # checked before multiplying, so that no product can wrap around int64
+    if n > limit or n < -limit:
         return 0, False
-    return n, True
+    return n * _ZEROS_SCALE[zeros], True
 
 
 @jit
@@ -110,8 +111,10 @@ def combine_timestamp(seconds, nanos_encoded, out_ns, epoch_offset):
         s += offset
         if s < 0 and nanos > 999_999:
             s -= 1
-        # s * 10**9 + nanos, exactly: split off one second so that the product cannot overflow on its own
-        if s > 0:
+        if -_SAFE_SECONDS < s < _SAFE_SECONDS:
+            out_ns[i] = s * _NANOS + nanos
+        # beyond: s * 10**9 + nanos, exactly: split off one second so that the product cannot overflow on its own
+        elif s > 0:
             if s - 1 > _INT64_MAX // _NANOS:
                 return OVERFLOW
             base = (s - 1) * _NANOS
