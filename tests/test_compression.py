@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import threading
+import tracemalloc
 import zlib
 
 import cramjam
 import lz4.block
+import numpy as np
 import pytest
 import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orcjit import OrcError
+from orcjit import OrcError, compression
 from orcjit.compression import decompress_stream, iter_chunks
-from orcjit.compression.codecs import LZ4, LZO, NONE, SNAPPY, ZLIB, ZSTD, decompress_chunk
+from orcjit.compression.codecs import LZ4, LZO, NONE, SNAPPY, ZLIB, ZSTD, decompress_chunk, decompress_chunk_into
+from tests import lzo_reference
 
 
 def header(length: int, original: bool) -> bytes:
@@ -118,7 +122,8 @@ def test_random_bytes_raise_orc_error_or_decode(codec: int, data: bytes) -> None
         out = decompress_stream(data, codec, 4096, "random")
     except OrcError:
         return
-    assert isinstance(out, bytes)
+    assert isinstance(out, memoryview)
+    assert out.readonly
 
 
 @settings(deadline=None, max_examples=200)
@@ -136,3 +141,143 @@ def test_damaged_valid_streams(codec: int, data: bytes, cut: int, flip: int) -> 
     except OrcError:
         return
     assert len(out) <= 4096
+
+
+# -- decompressing into one buffer per stream ------------------------------------------------------------------------
+
+
+def test_none_returns_the_data_itself() -> None:
+    data = memoryview(b"abc")
+    assert decompress_stream(data, NONE, 0, "test") is data
+
+
+def test_single_original_chunk_is_a_view_not_a_copy() -> None:
+    stream = bytearray(header(5, True) + b"abcde")
+    out = decompress_stream(stream, ZSTD, 100, "test")
+    assert out == b"abcde"
+    assert out.readonly  # read-only even over a writable buffer: one compiled kernel variant
+    assert np.shares_memory(np.frombuffer(out, dtype=np.uint8), np.frombuffer(stream, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("codec", sorted(COMPRESSORS))
+def test_result_is_read_only_for_numpy(codec: int) -> None:
+    out = decompress_stream(frame(codec, [b"abc" * 50, b"xyz" * 50]), codec, 1024, "test")
+    arr = np.frombuffer(out, dtype=np.uint8)
+    assert not arr.flags.writeable
+    assert arr.tobytes() == b"abc" * 50 + b"xyz" * 50
+
+
+@pytest.mark.parametrize("codec", sorted(COMPRESSORS))
+def test_chunk_filling_the_block_exactly(codec: int) -> None:
+    block = bytes(range(256)) * 16  # 4096 bytes
+    stream = frame(codec, [block, block[:100], block])
+    assert decompress_stream(stream, codec, 4096, "test") == block + block[:100] + block
+    with pytest.raises(OrcError, match="block size"):
+        decompress_stream(frame(codec, [block + b"!"]), codec, 4096, "test")
+
+
+def test_lzo_chunks_into_one_buffer() -> None:
+    blocks = [b"lzo " * 300, bytes(range(256)) * 3]
+    stream = b"".join(header(len(c), False) + c for c in map(lzo_reference.compress, blocks))
+    assert decompress_stream(stream, LZO, 2048, "test") == b"".join(blocks)
+
+
+@settings(deadline=None, max_examples=100)
+@given(
+    codec=st.sampled_from(sorted(COMPRESSORS)),
+    blocks=st.lists(st.tuples(st.binary(max_size=600), st.booleans(), st.integers(1, 4)), max_size=12),
+)
+def test_round_trip_random_chunks(codec: int, blocks: list[tuple[bytes, bool, int]]) -> None:
+    # random mixes of compressed and original chunks, some repeated so that they compress well
+    stream = b""
+    expected = b""
+    for data, original, repeat in blocks:
+        data = (data * repeat)[:1024]
+        expected += data
+        if original:
+            stream += header(len(data), True) + data
+        else:
+            stream += frame(codec, [data])
+    assert decompress_stream(stream, codec, 1024, "test") == expected
+
+
+@pytest.mark.parametrize("codec", sorted(COMPRESSORS))
+def test_buffer_grows_for_streams_that_compress_very_well(codec: int, monkeypatch) -> None:
+    # allocate small at first, as for a stream whose headers promise far more than its size suggests
+    monkeypatch.setattr(compression, "EAGER_BYTES", 0)
+    monkeypatch.setattr(compression, "EAGER_RATIO", 1)
+    blocks = [bytes([i]) * 4096 for i in range(40)] + [b"tail"]
+    stream = frame(codec, blocks) + header(3, True) + b"end"
+    assert decompress_stream(stream, codec, 4096, "test") == b"".join(blocks) + b"end"
+
+
+def test_hostile_headers_do_not_allocate_what_they_promise() -> None:
+    # 300,000 empty compressed chunks promise 300,000 blocks of 256 KiB (73 GiB); the first one is corrupt
+    stream = header(0, False) * 300_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(OrcError, match="chunk at byte 0"):
+            decompress_stream(stream, ZSTD, 256 * 1024, "hostile")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 1024 * 1024
+
+
+def test_zstd_frame_cut_short_inside_a_chunk() -> None:
+    packed = zstandard.ZstdCompressor().compress(bytes(range(256)) * 8)
+    cut = packed[: len(packed) - 6]
+    with pytest.raises(OrcError, match="ZSTD chunk"):
+        decompress_stream(header(len(cut), False) + cut, ZSTD, 4096, "test")
+
+
+@pytest.mark.parametrize("codec", sorted(COMPRESSORS))
+def test_decompress_chunk_into_a_slice(codec: int) -> None:
+    data = b"into a buffer " * 20
+    out = np.full(1000, 7, dtype=np.uint8)
+    n = decompress_chunk_into(codec, memoryview(COMPRESSORS[codec](data)), memoryview(out)[10:], 512)
+    assert out[10 : 10 + n].tobytes() == data
+    assert (out[:10] == 7).all()
+
+
+@pytest.mark.parametrize("codec", sorted(COMPRESSORS))
+def test_streams_decompressed_in_parallel_threads(codec: int) -> None:
+    rng = np.random.default_rng(codec)
+    streams = []
+    for _ in range(8):
+        blocks = [rng.integers(0, 20, 4096, dtype=np.uint8).tobytes() for _ in range(6)]
+        streams.append((frame(codec, blocks), b"".join(blocks)))
+    results: dict[int, bool] = {}
+
+    def work(i: int) -> None:
+        for _ in range(5):
+            stream, expected = streams[i]
+            results[i] = results.get(i, True) and decompress_stream(stream, codec, 4096, "t") == expected
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(streams))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == dict.fromkeys(range(len(streams)), True)
+
+
+def test_stream_capacity_counts_blocks_and_original_bytes() -> None:
+    stream = frame(ZSTD, [b"a" * 10, b"b" * 20]) + header(7, True) + b"1234567"
+    assert compression.stream_capacity(stream, 100) == 100 + 100 + 7 + 1
+    assert compression.stream_capacity(stream + b"\x01", 100) == 208  # a header cut off ends the count
+    assert compression.stream_capacity(b"", 100) == 1
+
+
+def test_decompress_into_a_reused_buffer() -> None:
+    blocks = [b"first " * 30, b"second " * 30]
+    stream = frame(ZSTD, blocks)
+    buffer = np.empty(compression.stream_capacity(stream, 1024), dtype=np.uint8)
+    out = decompress_stream(stream, ZSTD, 1024, "test", buffer=buffer)
+    assert out == b"".join(blocks)
+    assert np.shares_memory(np.frombuffer(out, dtype=np.uint8), buffer)
+    # too small: a buffer of its own
+    small = np.empty(10, dtype=np.uint8)
+    out = decompress_stream(stream, ZSTD, 1024, "test", buffer=small)
+    assert out == b"".join(blocks)
+    assert not np.shares_memory(np.frombuffer(out, dtype=np.uint8), small)

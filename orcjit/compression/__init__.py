@@ -8,12 +8,19 @@ stream at a chunk start. Streams of uncompressed files have no headers at all.
 
 from __future__ import annotations
 
-from ..errors import OrcError
-from .codecs import CODEC_NAMES, NONE, decompress_chunk
+import numpy as np
 
-__all__ = ["CODEC_NAMES", "NONE", "decompress_stream", "iter_chunks"]
+from ..errors import OrcError
+from .codecs import CODEC_NAMES, NONE, decoder
+
+__all__ = ["CODEC_NAMES", "NONE", "decompress_stream", "iter_chunks", "stream_capacity"]
 
 HEADER_SIZE = 3
+# A stream's buffer is allocated whole when the most its chunks may hold is at most EAGER_RATIO times its stored
+# size (or EAGER_BYTES): real streams compress far less than that. Past it, hostile headers could ask for far more
+# than the data can produce, and the buffer grows as chunks really decompress instead.
+EAGER_RATIO = 64
+EAGER_BYTES = 16 << 20
 
 
 def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: ignore[no-untyped-def]
@@ -48,31 +55,86 @@ def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: 
         pos = start + length
 
 
-def decompress_stream(data: bytes | memoryview, codec: int, block_size: int, what: str) -> bytes:
+def decompress_stream(
+    data: bytes | memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None = None
+) -> bytes | memoryview:
     """Return the decompressed bytes of a whole stream.
+
+    Every chunk is decompressed straight into one buffer for the stream, and a stream that is a single original
+    chunk (or not compressed at all) is returned as a view of ``data`` without a copy. The result is read-only,
+    so ``np.frombuffer`` gives the read-only arrays the kernels are compiled for.
 
     Parameters
     ----------
     data : bytes-like
         The stream as stored in the file.
     codec : int
-        The file's CompressionKind (0 = NONE returns ``data`` unchanged).
+        The file's CompressionKind (0 = NONE returns ``data`` itself).
     block_size : int
         The file's compression block size: the most any chunk may decompress to.
     what : str
         What the stream is, for error messages (e.g. ``"footer at offset 1234"``).
+    buffer : np.ndarray, optional
+        A writable uint8 array to decompress into when it can hold the most the chunks may decompress to (see
+        :func:`stream_capacity`), so that a caller can reuse memory the kernel has already paged in; otherwise a
+        new buffer is allocated. The result is a view of it: do not reuse it while the result is in use.
+
+    Returns
+    -------
+    bytes or memoryview
+        ``data`` itself for codec NONE, else a read-only memoryview of the decompressed bytes.
+
+    Raises
+    ------
+    OrcError
+        If the framing is broken (see :func:`iter_chunks`) or a chunk fails to decompress.
     """
     if codec == NONE:
-        return bytes(data)
-    parts: list[bytes | memoryview] = []
-    for pos, is_original, chunk in iter_chunks(data, block_size, what):
+        return data
+    view = memoryview(data).cast("B")
+    bound = stream_capacity(view, block_size)
+    out = buffer if buffer is not None and len(buffer) >= bound else None
+    buf = memoryview(b"" if out is None else out)
+    used = 0
+    for pos, is_original, chunk in iter_chunks(view, block_size, what):
+        if is_original and len(chunk) + HEADER_SIZE == len(view):
+            return chunk.toreadonly()  # the whole stream, stored as it is
+        if out is None:
+            out = np.empty(min(bound, max(EAGER_BYTES, EAGER_RATIO * len(view))), dtype=np.uint8)
+            buf = memoryview(out)
+        need = used + (len(chunk) if is_original else block_size + 1)
+        if need > len(out):
+            out = _grow(out, used, min(bound, max(need, 2 * len(out))))
+            buf = memoryview(out)
         if is_original:
-            parts.append(chunk)  # joined below: one copy, not two
+            buf[used : used + len(chunk)] = chunk
+            used += len(chunk)
             continue
         try:
-            parts.append(decompress_chunk(codec, chunk, block_size))
+            used += decoder(codec)(chunk, buf[used:], block_size)
         except OrcError as exc:
             raise OrcError(f"{what}: chunk at byte {pos}: {exc}") from None
-    if len(parts) == 1 and isinstance(parts[0], bytes):
-        return parts[0]
-    return b"".join(parts)
+    return buf[:used].toreadonly()
+
+
+def stream_capacity(data: bytes | memoryview, block_size: int) -> int:
+    """The most bytes the chunks of a compressed stream may decompress to, plus the one spare byte codecs use.
+
+    Reads only the chunk headers; a header cut off, or a chunk past the end, ends the count (decompressing the
+    stream reports it).
+    """
+    view = memoryview(data).cast("B")
+    end = len(view)
+    total = 1
+    pos = 0
+    while pos + HEADER_SIZE <= end:
+        header = view[pos] | (view[pos + 1] << 8) | (view[pos + 2] << 16)
+        total += header >> 1 if header & 1 else block_size
+        pos += HEADER_SIZE + (header >> 1)
+    return total
+
+
+def _grow(out: np.ndarray, used: int, size: int) -> np.ndarray:
+    bigger = np.empty(size, dtype=np.uint8)
+    bigger[:used] = out[:used]
+    return bigger

@@ -1,7 +1,11 @@
 """One compression chunk in, its bytes out, for each codec ORC files use.
 
 Every codec is bounded by ``limit`` (the file's compression block size): ORC promises that no chunk expands past
-it, so more output means a corrupt or hostile file, and we stop before allocating it.
+it, so more output means a corrupt or hostile file, and we stop before writing it.
+
+Each codec decompresses straight into a caller's buffer (``decompress_chunk_into``), so a stream of many chunks is
+written into one allocation without a copy per chunk. The codec libraries release the GIL while they decompress
+into the buffer, so streams can be decompressed in parallel threads.
 """
 
 from __future__ import annotations
@@ -9,9 +13,11 @@ from __future__ import annotations
 import threading
 import zlib
 
+import numpy as np
+
 from ..errors import OrcError
 
-__all__ = ["CODEC_NAMES", "decompress_chunk"]
+__all__ = ["CODEC_NAMES", "decompress_chunk", "decompress_chunk_into"]
 
 # CompressionKind numbers of the PostScript
 NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD = range(6)
@@ -22,7 +28,7 @@ def _too_large(codec: str, limit: int) -> OrcError:
     return OrcError(f"{codec} chunk expands past the compression block size of {limit} bytes")
 
 
-def _zlib(chunk: memoryview, limit: int) -> bytes:
+def _zlib_checked(chunk: memoryview, limit: int) -> bytes:
     # ORC's ZLIB is raw deflate: no zlib header, no checksum
     dec = zlib.decompressobj(-15)
     try:
@@ -36,7 +42,22 @@ def _zlib(chunk: memoryview, limit: int) -> bytes:
     return out
 
 
-def _snappy(chunk: memoryview, limit: int) -> bytes:
+def _zlib(chunk: memoryview, out: memoryview, limit: int) -> int:
+    import cramjam
+
+    try:
+        # the spare byte past limit tells a chunk that fills the block exactly from one that expands past it
+        n: int = cramjam.deflate.decompress_into(chunk, out[: limit + 1])
+    except Exception:  # cramjam's errors do not say which: zlib decides what to report
+        data = _zlib_checked(chunk, limit)
+        out[: len(data)] = data
+        return len(data)
+    if n > limit:
+        raise _too_large("ZLIB", limit)
+    return n
+
+
+def _snappy(chunk: memoryview, out: memoryview, limit: int) -> int:
     import cramjam
 
     try:
@@ -46,19 +67,23 @@ def _snappy(chunk: memoryview, limit: int) -> bytes:
     if size > limit:
         raise _too_large("SNAPPY", limit)
     try:
-        return bytes(cramjam.snappy.decompress_raw(chunk))
+        n: int = cramjam.snappy.decompress_raw_into(chunk, out[:size])
     except Exception as exc:
         raise OrcError(f"SNAPPY chunk is corrupt: {exc}") from None
+    if n != size:
+        raise OrcError(f"SNAPPY chunk is corrupt: it declares {size} bytes but holds {n}")
+    return n
 
 
-def _lz4(chunk: memoryview, limit: int) -> bytes:
-    import lz4.block
+def _lz4(chunk: memoryview, out: memoryview, limit: int) -> int:
+    import cramjam
 
     try:
-        # a raw LZ4 block; uncompressed_size is the capacity, the result is the real length
-        return lz4.block.decompress(bytes(chunk), uncompressed_size=limit)  # type: ignore[no-any-return]
-    except lz4.block.LZ4BlockError:
+        # a raw LZ4 block: the buffer's length is the capacity, the result the real length
+        n: int = cramjam.lz4.decompress_block_into(chunk, out[:limit])
+    except Exception:
         raise OrcError(f"LZ4 chunk is corrupt or expands past the compression block size of {limit} bytes") from None
+    return n
 
 
 _local = threading.local()
@@ -75,7 +100,7 @@ def _zstd_context():  # type: ignore[no-untyped-def]
     return context
 
 
-def _zstd(chunk: memoryview, limit: int) -> bytes:
+def _zstd(chunk: memoryview, out: memoryview, limit: int) -> int:
     import zstandard
 
     try:
@@ -87,29 +112,55 @@ def _zstd(chunk: memoryview, limit: int) -> bytes:
     # a stream reader rather than decompress(): decompress() trusts the declared size over max_output_size and
     # stops after the first frame
     reader = _zstd_context().stream_reader(chunk, read_across_frames=True, read_size=len(chunk) or 1)
-    parts = []
     total = 0
     try:
-        while True:
-            part = reader.read(limit + 1 - total)
-            if not part:
+        while total <= limit:
+            n = reader.readinto(out[total : limit + 1])
+            if not n:
                 break
-            parts.append(part)
-            total += len(part)
-            if total > limit:
-                raise _too_large("ZSTD", limit)
+            total += n
     except zstandard.ZstdError as exc:
         raise OrcError(f"ZSTD chunk is corrupt: {exc}") from None
-    return b"".join(parts)
+    if total > limit:
+        raise _too_large("ZSTD", limit)
+    if total < declared:
+        # the reader stops quietly where the input does; the first frame alone should have given this much
+        raise OrcError(f"ZSTD chunk ends before its frame does ({total} of {declared} bytes)")
+    return total
 
 
-def _lzo(chunk: memoryview, limit: int) -> bytes:
+def _lzo(chunk: memoryview, out: memoryview, limit: int) -> int:
     from .lzo import decompress_lzo
 
-    return decompress_lzo(chunk, limit)
+    data = decompress_lzo(chunk, limit)
+    out[: len(data)] = data
+    return len(data)
 
 
 _DECODERS = {ZLIB: _zlib, SNAPPY: _snappy, LZO: _lzo, LZ4: _lz4, ZSTD: _zstd}
+
+
+def decoder(codec: int):  # type: ignore[no-untyped-def]
+    """The ``(chunk, out, limit) -> length`` function of ``codec``; OrcError for an unknown kind."""
+    try:
+        return _DECODERS[codec]
+    except KeyError:
+        raise OrcError(f"unknown compression kind {codec}") from None
+
+
+def decompress_chunk_into(codec: int, chunk: memoryview, out: memoryview, limit: int) -> int:
+    """Decompress one chunk of ``codec`` into the start of ``out``; return its length (at most ``limit``).
+
+    ``out`` is a writable byte buffer of at least ``limit + 1`` bytes: codecs that cannot tell a chunk filling
+    ``limit`` exactly from one running past it write one byte further. Bytes of ``out`` past the returned length
+    may have been overwritten.
+
+    Raises
+    ------
+    OrcError
+        If the chunk is corrupt, truncated or larger than ``limit`` once decompressed.
+    """
+    return decoder(codec)(chunk, out, limit)  # type: ignore[no-any-return]
 
 
 def decompress_chunk(codec: int, chunk: memoryview, limit: int) -> bytes:
@@ -120,8 +171,6 @@ def decompress_chunk(codec: int, chunk: memoryview, limit: int) -> bytes:
     OrcError
         If the chunk is corrupt, truncated or larger than ``limit`` once decompressed.
     """
-    try:
-        decode = _DECODERS[codec]
-    except KeyError:
-        raise OrcError(f"unknown compression kind {codec}") from None
-    return decode(chunk, limit)
+    decode = decoder(codec)
+    out = memoryview(np.empty(max(limit, 0) + 1, dtype=np.uint8))
+    return bytes(out[: decode(chunk, out, limit)])
