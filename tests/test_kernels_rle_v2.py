@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orcjit import ORCFile
+from orcjit.kernels.bitpack import unpack_bits, unpack_values
 from orcjit.kernels.rle_v2 import decode_rle_v2, skip_rle_v2
-from orcjit.kernels.status import BAD_LENGTH, SCRATCH_SIZE, TRUNCATED, check, new_state
+from orcjit.kernels.status import BAD_LENGTH, PENDING, SCRATCH_POS, SCRATCH_SIZE, TRUNCATED, check, new_state
 from tests import rle_v2_reference as ref
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -165,6 +166,137 @@ def test_short_repeat_every_width(nbytes: int) -> None:
     for signed, v in ((False, value), (True, -value)):
         data = ref.short_repeat(v, 10, signed)
         assert decode(data, 10, signed).tolist() == [v] * 10
+
+
+# -- bit unpacking: the 8-byte-load path, the byte-by-byte tail near the buffer's end ----------------------------------
+
+# a run of n values ends within 8 bytes of the buffer's end (tail) or has 8 or more bytes after it (fast)
+TRAILING = [0, 1, 7, 8, 20]
+
+
+@pytest.mark.parametrize("width", range(1, 65))
+def test_unpack_bits_every_width(width: int) -> None:
+    rng = random.Random(width)
+    for n in (1, 2, 7, 8, 9, 63, 512):
+        values = [rng.getrandbits(width) for _ in range(n)]
+        values[0] = (1 << width) - 1  # all ones: no bit of a neighbour may leak in
+        packed = ref.pack_bits(values, width)
+        for lead in (0, 3):
+            for trailing in TRAILING:
+                data = bytes(rng.getrandbits(8) for _ in range(lead)) + packed + b"\xff" * trailing
+                buf = np.frombuffer(data, dtype=np.uint8)
+                out = np.full(n + 5, 99, dtype=np.int64)
+                assert unpack_bits(buf, lead, len(buf), width, n, out, 2) == lead + len(packed)
+                assert [v & ref.MASK64 for v in out[2 : 2 + n].tolist()] == values, (n, lead, trailing)
+                assert out[:2].tolist() == [99, 99] and out[2 + n :].tolist() == [99] * 3
+                # one byte short of the run
+                assert unpack_bits(buf, lead, lead + len(packed) - 1, width, n, out, 0) == TRUNCATED
+
+
+@pytest.mark.parametrize("width", [1, 3, 8, 13, 24, 31, 40, 48, 56, 57, 63, 64])
+def test_unpack_values_zigzag_and_add(width: int) -> None:
+    rng = random.Random(100 + width)
+    n = 100
+    us = [rng.getrandbits(width) for _ in range(n)]
+    add = rng.randint(I64_MIN, I64_MAX)
+    for trailing in (0, 8):
+        buf = np.frombuffer(ref.pack_bits(us, width) + bytes(trailing), dtype=np.uint8)
+        out = np.zeros(n, dtype=np.int64)
+        unpack_values(buf, 0, len(buf), width, n, out, 0, 1, add)
+        assert out.tolist() == [ref.to_signed64(ref.unzigzag(u) + add) for u in us]
+        unpack_values(buf, 0, len(buf), width, n, out, 0, 0, add)
+        assert out.tolist() == [ref.to_signed64(u + add) for u in us]
+
+
+def extremes(width: int, signed: bool) -> list[int]:
+    """The largest values a direct run of ``width`` bits holds, and some small ones."""
+    if signed:
+        hi = (1 << (width - 1)) - 1
+        return [v for v in (hi, -hi - 1, 0, -1, 1, hi - 1, -hi) if ref.zigzag(v) < (1 << width)]
+    return [ref.to_signed64((1 << width) - 1), 0, 1, ref.to_signed64((1 << width) - 2)]
+
+
+@pytest.mark.parametrize("width", ref.WIDTHS)
+@pytest.mark.parametrize("signed", [False, True])
+def test_direct_every_width_mid_stream_and_last(width: int, signed: bool) -> None:
+    # a direct run followed by others is decoded by the 8-byte-load loop in the decoder; the last run of a
+    # stream by the byte-by-byte tail
+    rng = random.Random(width * 2 + signed)
+    for n in (1, 3, 8, 100, 512):
+        values = [rng.choice(extremes(width, signed)) for _ in range(n)]
+        run = ref.direct(values, signed, width=width)
+        for after in ([], [5] * 10, list(range(-3, 200, 7))):
+            tail = ref.short_repeat(5, 10, signed) if len(after) == 10 else ref.direct(after, signed) if after else b""
+            got = decode(run + tail, n + len(after), signed)
+            assert got.tolist() == values + after
+
+
+@pytest.mark.parametrize("width", [0, *ref.WIDTHS])
+def test_delta_mid_stream_and_wide_steps(width: int) -> None:
+    rng = random.Random(500 + width)
+    for direction in (1, -1):
+        n = rng.randint(3, 512)
+        if width == 0:
+            values = [ref.to_signed64(rng.getrandbits(64)) + 0]
+            step = direction * rng.getrandbits(62)
+            for _ in range(n - 1):
+                values.append(ref.to_signed64(values[-1] + step))
+            data = ref.delta([values[0], values[0] + step] + [values[0] + step * k for k in range(2, n)], True, 0)
+        else:
+            base = rng.randint(-(10**6), 10**6)
+            steps = [rng.getrandbits(min(width, 62)) for _ in range(n - 2)]
+            steps[0] = (1 << min(width, 62)) - 1
+            values = [base, base + direction * rng.randint(1, 1000)]
+            for st_ in steps:
+                values.append(values[-1] + direction * st_)
+            data = ref.delta(values, True, width)
+            values = [ref.to_signed64(v) for v in values]
+        trailing = ref.direct(list(range(20)), True)
+        assert decode(data + trailing, n + 20, True).tolist() == values + list(range(20))
+        assert decode(data, n, True).tolist() == values
+
+
+@pytest.mark.parametrize(("width", "patch_width"), PATCHED_WIDTHS[::3])
+def test_patched_base_mid_stream(width: int, patch_width: int) -> None:
+    # with bytes after the patch list, its entries are read with 8-byte loads
+    rng = random.Random(width * 1000 + patch_width)
+    base = rng.randint(-(10**6), 10**6)
+    values = [base + rng.getrandbits(width) for _ in range(300)]
+    values[0] = base
+    for i in rng.sample(range(1, 300), 6):
+        values[i] = base + ((rng.getrandbits(patch_width) | (1 << (patch_width - 1))) << width)
+    data = ref.patched_base(values, width, patch_width) + ref.short_repeat(-7, 3, True) + bytes(8)
+    assert decode(data, 303, signed=True).tolist() == values + [-7] * 3
+
+
+def test_every_truncation_of_wide_and_mid_stream_runs() -> None:
+    rng = random.Random(2)
+    runs = [ref.direct([rng.getrandbits(w - 1) for _ in range(30)], True, width=w) for w in (24, 40, 48, 56, 64)]
+    runs.append(ref.delta([1, 5] + [5 + 3 * k + (k % 4) for k in range(1, 60)], True))
+    runs.append(ref.delta([9] * 40, True, 0))
+    runs.append(ref.patched_base([1000 + (i % 5) for i in range(90)] + [1 << 40], 3))
+    runs.append(ref.short_repeat(-9, 7, True))
+    data = b"".join(runs)
+    total = 5 * 30 + 61 + 40 + 91 + 7
+    full = decode(data, total, True).tolist()
+    assert full == ref.decode(data, True)
+    for cut in range(len(data)):
+        assert run_raw(data[:cut], total) == TRUNCATED, cut
+
+
+def test_pending_values_outside_scratch_are_refused() -> None:
+    buf = np.frombuffer(ref.direct(list(range(10)), False), dtype=np.uint8)
+    out = np.zeros(10, dtype=np.int64)
+    scratch = np.zeros(SCRATCH_SIZE, dtype=np.int64)
+    for pending, at in ((5, -1), (5, SCRATCH_SIZE - 4), (600, 0), (1, 1 << 62)):
+        state = new_state()
+        state[PENDING], state[SCRATCH_POS] = pending, at
+        assert decode_rle_v2(buf, 0, len(buf), out, 0, 10, False, state, scratch) == BAD_LENGTH
+    state = new_state()
+    state[PENDING], state[SCRATCH_POS] = 4, SCRATCH_SIZE - 4  # the last four values of scratch: fine
+    scratch[-4:] = [7, 8, 9, 10]
+    assert decode_rle_v2(buf, 0, len(buf), out, 0, 10, False, state, scratch) > 0
+    assert out.tolist() == [7, 8, 9, 10, 0, 1, 2, 3, 4, 5]
 
 
 # -- property tests: random mixes of runs, decoded in random batches ------------------------------------------------

@@ -31,6 +31,8 @@ from .varint import as_buffer
 
 __all__ = ["boolean_rle_values", "decode_boolean_rle", "skip_boolean_rle"]
 
+U64 = np.uint64
+
 
 @jit
 def decode_boolean_rle(buf, pos, end, out, start, count, state, scratch):  # type: ignore[no-untyped-def]
@@ -94,25 +96,31 @@ def decode_boolean_rle(buf, pos, end, out, start, count, state, scratch):  # typ
             if n > end - pos:
                 state[ERROR_POS] = end
                 return TRUNCATED
+            # unsigned indices: a signed one costs a negative-index check per store that keeps LLVM from
+            # vectorizing
+            src = U64(pos)
+            at = U64(i)
             for k in range(n):
-                b = buf[pos + k]
-                o = i + 8 * k
+                b = buf[src + U64(k)]
+                o = at + U64(8 * k)
                 out[o] = (b >> 7) & 1
-                out[o + 1] = (b >> 6) & 1
-                out[o + 2] = (b >> 5) & 1
-                out[o + 3] = (b >> 4) & 1
-                out[o + 4] = (b >> 3) & 1
-                out[o + 5] = (b >> 2) & 1
-                out[o + 6] = (b >> 1) & 1
-                out[o + 7] = b & 1
+                out[o + U64(1)] = (b >> 6) & 1
+                out[o + U64(2)] = (b >> 5) & 1
+                out[o + U64(3)] = (b >> 4) & 1
+                out[o + U64(4)] = (b >> 3) & 1
+                out[o + U64(5)] = (b >> 2) & 1
+                out[o + U64(6)] = (b >> 1) & 1
+                out[o + U64(7)] = b & 1
             pos += n
         elif value == 0 or value == 0xFF:
             bit = value & 1
-            for k in range(i, i + 8 * n):
-                out[k] = bit
-        else:
+            at = U64(i)
             for k in range(8 * n):
-                out[i + k] = (value >> (7 - (k & 7))) & 1
+                out[at + U64(k)] = bit
+        else:
+            at = U64(i)
+            for k in range(8 * n):
+                out[at + U64(k)] = (value >> (7 - (k & 7))) & 1
         i += 8 * n
         pending -= n
     state[PENDING] = pending

@@ -77,16 +77,19 @@ def decode_byte_rle(buf, pos, end, out, start, count, state, scratch):  # type: 
                 literals = 1
                 pos += 1
         n = min(pending, stop - i)
+        # unsigned indices: a signed one costs a negative-index check per byte that keeps LLVM from vectorizing
+        at = np.uint64(i)
         if literals:
             if n > end - pos:
                 state[ERROR_POS] = end
                 return TRUNCATED
+            src = np.uint64(pos)
             for k in range(n):
-                out[i + k] = buf[pos + k]
+                out[at + np.uint64(k)] = buf[src + np.uint64(k)]
             pos += n
         else:
-            for k in range(i, i + n):
-                out[k] = value
+            for k in range(n):
+                out[at + np.uint64(k)] = value
         i += n
         pending -= n
     state[PENDING] = pending

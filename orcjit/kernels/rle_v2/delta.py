@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
-from ..bitpack import decode_width, packed_bytes, unpack_bits
-from ..status import BAD_HEADER, ERROR_POS, TRUNCATED
-from ..varint import read_uvarint
+from ..bitpack import decode_width, load_be64, packed_bytes, unpack_bits
+from ..status import BAD_HEADER, ERROR_POS, TRUNCATED, VARINT_TOO_LONG
 
 U64 = np.uint64
 
@@ -24,63 +23,109 @@ def _zigzag(u):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _heads(buf, pos, end, state):  # type: ignore[no-untyped-def]
-    # (width, n, base bits, first delta, position of the packed deltas); position < 0 on error
+def delta_header(buf, pos, end, signed):  # type: ignore[no-untyped-def]
+    """Read a delta run's header: ``(width, n, base, first delta, position of the packed deltas)``.
+
+    The position is a negative status on error (the caller sets ``state[ERROR_POS]``: it takes no state, so that
+    the decoder's call passes one array, not two). The caller has checked the two header bytes. The two varints
+    are read here rather than by read_uvarint: a call that passes ``buf`` costs more than a short varint.
+    """
     code = (buf[pos] >> 1) & 31
     width = 0 if code == 0 else decode_width(code)
     n = (((buf[pos] & 1) << 8) | buf[pos + 1]) + 1
-    base, p = read_uvarint(buf, pos + 2, end)
-    if p < 0:
-        state[ERROR_POS] = pos
-        return width, n, base, np.int64(0), p
-    delta, p = read_uvarint(buf, p, end)
-    if p < 0:
-        state[ERROR_POS] = pos
-        return width, n, base, delta, p
+    base = np.int64(0)
+    delta = np.int64(0)
+    p = pos + 2
+    for which in range(2):
+        value = np.int64(0)
+        shift = 0
+        while True:
+            if p >= end:
+                return width, n, base, delta, np.int64(TRUNCATED)
+            b = np.int64(buf[p])
+            p += 1
+            if shift == 63:
+                # the tenth byte: one payload bit left, and no continuation
+                if b > 1:
+                    return width, n, base, delta, np.int64(VARINT_TOO_LONG)
+                value |= b << 63
+                break
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+        if which == 0:
+            base = _zigzag(value) if signed else value
+        else:
+            delta = _zigzag(value)
     if width != 0 and n < 2:
-        state[ERROR_POS] = pos
         return width, n, base, delta, np.int64(BAD_HEADER)
-    return width, n, base, _zigzag(delta), p
+    return width, n, base, delta, np.int64(p)
+
+
+@jit
+def delta_values(buf, p, end, width, n, out, offset, base, delta):  # type: ignore[no-untyped-def]
+    """Write the ``n`` values of a run with deltas of ``width`` (> 0) bits at ``buf[p:]`` to ``out[offset:]``.
+
+    Returns the position after the run, or TRUNCATED.
+    """
+    stop = p + packed_bytes(n - 2, width)
+    if stop > end:
+        return TRUNCATED
+    out[offset] = base
+    value = base + delta
+    out[offset + 1] = value
+    # the later deltas are magnitudes in the first delta's direction: negate them (d ^ -1) - -1 when it is negative
+    neg = np.int64(-1) if delta < 0 else np.int64(0)
+    if stop + 7 <= end:
+        # unpacked and summed in one pass, as unpack_values unpacks: one 8-byte load per delta
+        w = U64(width)
+        shift = U64(64 - width)
+        src = U64(p)
+        at = U64(offset + 2)
+        for k in range(n - 2):
+            uk = U64(k)
+            b = uk * w
+            d = np.int64((load_be64(buf, src + (b >> U64(3))) << (b & U64(7))) >> shift)
+            value += (d ^ neg) - neg
+            out[at + uk] = value
+        return stop
+    unpack_bits(buf, p, end, width, n - 2, out, offset + 2)
+    for i in range(offset + 2, offset + n):
+        value += (out[i] ^ neg) - neg
+        out[i] = value
+    return stop
+
+
+@jit
+def fill_steps(out, offset, n, base, delta):  # type: ignore[no-untyped-def]
+    """A run of width 0: ``base``, ``base + delta``, ... (wrapping as repeated addition does)."""
+    at = U64(offset)  # an unsigned index lets LLVM vectorize the loop
+    for i in range(n):
+        out[at + U64(i)] = base + i * delta
 
 
 @jit
 def skip_delta(buf, pos, end, state):  # type: ignore[no-untyped-def]
-    width, n, _, _, p = _heads(buf, pos, end, state)
+    width, n, _, _, p = delta_header(buf, pos, end, False)
+    if p >= 0:
+        p += packed_bytes(n - 2, width) if width else 0
+        if p > end:
+            p = TRUNCATED
     if p < 0:
-        return p
-    stop = p + (packed_bytes(n - 2, width) if width else 0)
-    if stop > end:
         state[ERROR_POS] = pos
-        return TRUNCATED
-    return stop
+    return p
 
 
 @jit
 def decode_delta(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
     """Write the run's values to ``out[offset:]``; return the position after the run."""
-    width, n, base_bits, delta, p = _heads(buf, pos, end, state)
+    width, n, base, delta, p = delta_header(buf, pos, end, signed)
+    if p >= 0:
+        if width == 0:
+            fill_steps(out, offset, n, base, delta)
+        else:
+            p = delta_values(buf, p, end, width, n, out, offset, base, delta)
     if p < 0:
-        return p
-    base = _zigzag(base_bits) if signed else np.int64(base_bits)
-    if width == 0:
-        value = base
-        for i in range(n):
-            out[offset + i] = value
-            value += delta
-        return p
-    out[offset] = base
-    out[offset + 1] = base + delta
-    stop = unpack_bits(buf, p, end, width, n - 2, out, offset + 2)
-    if stop < 0:
         state[ERROR_POS] = pos
-        return stop
-    value = base + delta
-    if delta < 0:
-        for i in range(offset + 2, offset + n):
-            value -= out[i]
-            out[i] = value
-    else:
-        for i in range(offset + 2, offset + n):
-            value += out[i]
-            out[i] = value
-    return stop
+    return p

@@ -2,12 +2,17 @@
 
 Header ``01 WWWWW L`` ``LLLLLLLL``: W is the width code, L + 1 the number of values. The values follow
 bit-packed big-endian, zigzag-encoded when the stream is signed.
+
+The decoder writes whole runs out itself (see :mod:`.decoder`); ``decode_*`` here serves runs that a call stops
+inside of, decoded into scratch.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..._jit import jit
-from ..bitpack import decode_width, packed_bytes, unpack_bits, zigzag_decode
+from ..bitpack import decode_width, packed_bytes, unpack_values
 from ..status import ERROR_POS, TRUNCATED
 
 
@@ -30,10 +35,7 @@ def decode_direct(buf, pos, end, out, offset, signed, state):  # type: ignore[no
     """
     width = decode_width((buf[pos] >> 1) & 31)
     n = (((buf[pos] & 1) << 8) | buf[pos + 1]) + 1
-    stop = unpack_bits(buf, pos + 2, end, width, n, out, offset)
+    stop = unpack_values(buf, pos + 2, end, width, n, out, offset, 1 if signed else 0, np.int64(0))
     if stop < 0:
         state[ERROR_POS] = pos
-        return stop
-    if signed:
-        zigzag_decode(out, offset, n)
     return stop

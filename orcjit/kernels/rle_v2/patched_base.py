@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
-from ..bitpack import closest_fixed_bits, decode_width, packed_bytes, read_bits_at, unpack_bits
+from ..bitpack import closest_fixed_bits, decode_width, load_be64, packed_bytes, read_bits_at, unpack_values
 from ..status import BAD_PATCH, ERROR_POS, TRUNCATED
 
 U64 = np.uint64
@@ -51,7 +51,9 @@ def skip_patched_base(buf, pos, end, state):  # type: ignore[no-untyped-def]
 def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
     """Write the run's values to ``out[offset:]``; return the position after the run.
 
-    ``signed`` does not matter: the base carries the sign and the values are offsets from it.
+    ``signed`` does not matter: the base carries the sign and the values are offsets from it. The base is added
+    while the values are unpacked and each patch added after, ``base + value + (patch << W)``: the same bits as
+    ``base + (value | patch << W)`` because a value has no bits at or above W.
     """
     if pos + 4 > end:
         state[ERROR_POS] = pos
@@ -68,7 +70,7 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
     base = -np.int64(u & ~sign_bit) if u & sign_bit else np.int64(u)
     p += base_bytes
 
-    p = unpack_bits(buf, p, end, width, n, out, offset)
+    p = unpack_values(buf, p, end, width, n, out, offset, np.int64(0), base)
     if p < 0:
         state[ERROR_POS] = pos
         return p
@@ -81,9 +83,16 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
         return BAD_PATCH
 
     patch_mask = (U64(1) << U64(patch_width)) - U64(1) if patch_width < 64 else ~U64(0)
+    # every entry is one 8-byte load when the buffer has 8 bytes past the list (as unpack_values reads values)
+    room = patch_end + 7 <= end
+    shift = U64(64 - entry_width)
     index = 0
     for e in range(patches):
-        entry = read_bits_at(buf, end, p * 8 + e * entry_width, entry_width)
+        bitpos = p * 8 + e * entry_width
+        if room:
+            entry = (load_be64(buf, U64(bitpos >> 3)) << U64(bitpos & 7)) >> shift
+        else:
+            entry = read_bits_at(buf, end, bitpos, entry_width)
         gap = np.int64(entry >> U64(patch_width)) if patch_width < 64 else np.int64(0)
         patch = entry & patch_mask
         index += gap
@@ -95,7 +104,5 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
             return BAD_PATCH
         if width < 64:
             # bits shifted past 64 are zero in any value that fits 64 bits
-            out[offset + index] = np.int64(U64(out[offset + index]) | (patch << U64(width)))
-    for i in range(offset, offset + n):
-        out[i] = base + out[i]
+            out[offset + index] += np.int64(patch << U64(width))
     return patch_end

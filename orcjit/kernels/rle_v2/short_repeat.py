@@ -2,6 +2,9 @@
 
 Header byte ``00 WWW CCC``: W + 1 is the value's width in bytes, C + 3 the repeat count. The value follows
 big-endian, zigzag-encoded when the stream is signed.
+
+The decoder writes whole runs out itself (see :mod:`.decoder`); ``decode_*`` here serves runs that a call stops
+inside of, decoded into scratch.
 """
 
 from __future__ import annotations
