@@ -281,3 +281,10 @@ def test_decompress_into_a_reused_buffer() -> None:
     out = decompress_stream(stream, ZSTD, 1024, "test", buffer=small)
     assert out == b"".join(blocks)
     assert not np.shares_memory(np.frombuffer(out, dtype=np.uint8), small)
+
+
+def test_small_stream_does_not_keep_a_whole_block() -> None:
+    stream = frame(ZSTD, [b"tiny"])
+    out = decompress_stream(stream, ZSTD, 256 * 1024, "test")
+    assert out == b"tiny"
+    assert out.obj.nbytes == 4  # not the 256 KiB reserved for the chunk

@@ -21,6 +21,8 @@ HEADER_SIZE = 3
 # than the data can produce, and the buffer grows as chunks really decompress instead.
 EAGER_RATIO = 64
 EAGER_BYTES = 16 << 20
+# a result using less than half its buffer, and leaving more than this unused, is copied to one of its own size
+COMPACT_SLACK = 1 << 16
 
 
 def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: ignore[no-untyped-def]
@@ -114,6 +116,9 @@ def decompress_stream(
             used += decoder(codec)(chunk, buf[used:], block_size)
         except OrcError as exc:
             raise OrcError(f"{what}: chunk at byte {pos}: {exc}") from None
+    if out is not buffer and len(out) - used > max(used, COMPACT_SLACK):
+        # mostly unused (short chunks: a small stream still reserves a whole block): keep only what is used
+        return memoryview(out[:used].copy()).toreadonly()
     return buf[:used].toreadonly()
 
 
