@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..errors import OrcError
 from ..kernels.decimal import rescale_decimal128
+from ..kernels.present import lengths_to_offsets
 from ..kernels.rle_v1 import rle_v1_values
 from ..kernels.rle_v2 import decode_rle_v2
 from ..kernels.status import BAD_VALUE, OVERFLOW, SCRATCH_SIZE, check, new_state
@@ -116,15 +117,13 @@ def _spread(dense: np.ndarray, valid: np.ndarray | None, length: int, out: np.nd
 
 
 def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, what: str) -> np.ndarray:
-    # lengths are unsigned in the file: a value of 2**63 or more reads as negative here
-    if lengths.size and lengths.min() < 0:
-        raise OrcError(f"{what}: negative or impossibly large length")
-    full = _spread(lengths, valid, length)
     offsets = np.empty(length + 1, dtype=np.int64)
-    offsets[0] = 0
-    np.cumsum(full, out=offsets[1:])
-    if length and offsets[-1] < 0:
+    result = lengths_to_offsets(lengths, valid, offsets)
+    if result == OVERFLOW:
         raise OrcError(f"{what}: lengths add up past 2**63")
+    if result < 0:
+        # lengths are unsigned in the file: a value of 2**63 or more reads as negative here
+        raise OrcError(f"{what}: negative or impossibly large length")
     return offsets
 
 
