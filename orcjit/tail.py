@@ -65,8 +65,8 @@ class FileTail:
         """Offset where the body ends and the tail begins."""
         return self.file_size - self.tail_length
 
-    def decompress(self, data: bytes, what: str) -> bytes:
-        """Decompress a stream of this file."""
+    def decompress(self, data: bytes | memoryview, what: str) -> bytes | memoryview:
+        """Decompress a stream of this file: read-only bytes, or a view when nothing needed decompressing."""
         return decompress_stream(data, self.compression, self.block_size, what)
 
     def metadata(self) -> pb.Metadata:
