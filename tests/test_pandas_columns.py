@@ -9,6 +9,8 @@ import decimal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.orc as orc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,9 +21,6 @@ from orcjit.reading.arrow import arrow_type, to_arrow
 from orcjit.reading.pandas_columns import decimal_objects, to_pandas_array
 from orcjit.reading.vector import ColumnVector
 from orcjit.schema import TypeNode
-
-pa = pytest.importorskip("pyarrow")
-orc = pytest.importorskip("pyarrow.orc")
 
 BACKENDS = ["numpy", "numpy_nullable", "pyarrow"]
 FIXED_DTYPES = {
