@@ -130,13 +130,16 @@ def _strings(p: Predicate, vec: ColumnVector) -> np.ndarray:
         per_entry = _strings(p, entry)
         return per_entry[vec.values] if len(per_entry) else np.zeros(vec.length, bool)
     cmp = np.empty(vec.length, dtype=np.int8)
+    # strings gathered from a dictionary are writable, those viewed in a stream not: one kernel variant for both
+    data = vec.data.view()
+    data.flags.writeable = False
     if p.op in ("in", "not in"):
         inside = np.zeros(vec.length, dtype=np.bool_)
         for v in p.values:
-            compare_strings(vec.offsets, vec.data, encode(v), cmp)
+            compare_strings(vec.offsets, data, encode(v), cmp)
             inside |= cmp == 0
         return ~inside if p.op == "not in" else inside
-    compare_strings(vec.offsets, vec.data, encode(p.value), cmp)
+    compare_strings(vec.offsets, data, encode(p.value), cmp)
     return _apply(p.op, cmp, 0)
 
 

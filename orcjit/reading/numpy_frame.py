@@ -360,7 +360,9 @@ def _decode(offsets: np.ndarray, data: np.ndarray, binary: bool) -> np.ndarray:
     if n >= DEDUPE_MIN_VALUES:
         ids = np.empty(n, dtype=np.int64)
         firsts = np.empty(n, dtype=np.int64)
-        count = _distinct_values(bounds, data[start:], ids, firsts, DEDUPE_SAMPLE)
+        view = data[start:]
+        view.flags.writeable = False  # one kernel variant whether the bytes were gathered or viewed in a stream
+        count = _distinct_values(bounds, view, ids, firsts, DEDUPE_SAMPLE)
         if count >= 0:
             pairs = zip(bounds[firsts[:count]].tolist(), bounds[firsts[:count] + 1].tolist(), strict=True)
         else:
