@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .compression import CODEC_NAMES
+from .encryption import EncryptedColumn, Encryption, check_encrypted_mode, guard_read, pruning_filters, read_encryption
 from .errors import OrcError
 from .kernels.row_index import RowIndexTable
 from .pushdown.filters import normalize_filters, referenced_paths
@@ -188,6 +190,28 @@ class ORCFile:
         """The file's length in bytes."""
         return self._tail.file_size
 
+    @functools.cached_property
+    def encryption(self) -> Encryption | None:
+        """The file's column encryption (key provider and encrypted columns), or ``None`` if it encrypts nothing.
+
+        Raises
+        ------
+        OrcError
+            If the footer's encryption section names a column or key that does not exist.
+        """
+        return read_encryption(self._tail.footer, self.schema, self._source.name)
+
+    @property
+    def encrypted_columns(self) -> list[EncryptedColumn]:
+        """The columns the file encrypts (ORC 1.6+ column encryption), each with its path, key and mask.
+
+        Each entry covers the column's whole subtree. orcjit cannot decrypt them: reads that need one raise
+        :class:`OrcError` unless given ``encrypted="skip"`` (leave them out) or ``encrypted="masked"`` (their
+        masked copy: nulls, redacted or hashed values, as ORC readers without the key return).
+        """
+        encryption = self.encryption
+        return list(encryption.columns) if encryption is not None else []
+
     # -- statistics -----------------------------------------------------------------------------------------------
 
     def _decode_all(self, messages: Any) -> list[ColumnStatistics]:
@@ -324,6 +348,7 @@ class ORCFile:
         dictionary_as_category: bool,
         filters: Any,
         workers: int = 1,
+        encrypted: str = "raise",
     ) -> _Gathered:
         """Decode what ``filters`` keeps of stripes ``indices`` on ``workers`` threads: the output columns'
         vectors, where each decoded run of rows starts in the file and how many rows it holds, and the exact
@@ -336,7 +361,10 @@ class ORCFile:
             wanted = [*output.names, *tested] if columns is not None else None
             decode = select_columns(self.schema, wanted) if wanted is not None else output
             decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
-        _, decisions = decide(self, predicates, list(indices))
+        output, decode, pruning = guard_read(
+            self.encryption, check_encrypted_mode(encrypted), self.schema, output, decode, predicates, self._source.name
+        )
+        _, decisions = decide(self, pruning, list(indices))
         got = _Gathered(output, bool(predicates))
         kept = [d for d in decisions if d.keep]
         if not decode.fields:
@@ -408,9 +436,10 @@ class ORCFile:
         filters: Any = None,
         file_row_index: bool = False,
         workers: int = 1,
+        encrypted: str = "raise",
     ) -> pd.DataFrame:
         backend = check_backend(dtype_backend)
-        got = self._gather(indices, columns, dictionary_as_category, filters, workers)
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted)
         output = got.output
         if output.fields:
             frame = build_frame(output, got.columns, backend, dictionary_as_category=dictionary_as_category)
@@ -436,12 +465,13 @@ class ORCFile:
         dictionary_as_category: bool = False,
         use_threads: bool = True,
         max_workers: int | None = None,
+        encrypted: str = "raise",
     ) -> Any:
         """Read the file, or the stripes listed in ``stripes``, into a ``pyarrow.Table``.
 
         The table has the types ``pyarrow.orc.read_table`` gives (unions as dense unions); decoded buffers are
-        handed to Arrow without copies. ``columns``, ``filters``, ``dictionary_as_category``, ``use_threads``
-        and ``max_workers`` are as in :func:`orcjit.read_orc`.
+        handed to Arrow without copies. ``columns``, ``filters``, ``dictionary_as_category``, ``use_threads``,
+        ``max_workers`` and ``encrypted`` are as in :func:`orcjit.read_orc`.
 
         Raises
         ------
@@ -456,7 +486,7 @@ class ORCFile:
 
         workers = workers_for(use_threads, max_workers)
         indices = range(self.nstripes) if stripes is None else [self._stripe_index(i) for i in stripes]
-        got = self._gather(indices, columns, dictionary_as_category, filters, workers)
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted)
         table = build_table(got.output, got.columns, dictionary_as_category=dictionary_as_category)
         if not got.output.fields:
             table = pa.table({"_": pa.nulls(sum(got.row_counts))}).drop_columns(["_"])  # rows, no columns
@@ -488,11 +518,18 @@ class ORCFile:
         dictionary_as_category: bool = False,
         use_threads: bool = True,
         max_workers: int | None = None,
+        encrypted: str = "raise",
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         workers = workers_for(use_threads, max_workers)
         return self._frame(
-            range(self.nstripes), columns, dtype_backend, dictionary_as_category, filters, workers=workers
+            range(self.nstripes),
+            columns,
+            dtype_backend,
+            dictionary_as_category,
+            filters,
+            workers=workers,
+            encrypted=encrypted,
         )
 
     def read_rows(
@@ -503,18 +540,20 @@ class ORCFile:
         dtype_backend: str | None = None,
         *,
         dictionary_as_category: bool = False,
+        encrypted: str = "raise",
     ) -> pd.DataFrame:
         """Read rows ``[start, stop)`` of the file into a DataFrame whose index holds the rows' file numbers.
 
         Each stripe the range touches is entered with the row index at the row group holding its first row
         there; the rows before it in that group are skipped, not decoded, and the streams are fetched only up to
         about the row group after the last row. Stripes of files without a row index are decoded from their
-        first row. A range past the file's end reads what there is of it.
+        first row. A range past the file's end reads what there is of it. ``encrypted`` is as in
+        :func:`orcjit.read_orc`.
 
         Raises
         ------
         OrcError
-            If ``start`` or ``stop`` is not an int, or ``start`` is negative or after ``stop``.
+            If ``start`` or ``stop`` is not an int, or ``start`` is negative or after ``stop``; as :meth:`read`.
         """
         for name, value in (("start", start), ("stop", stop)):
             if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
@@ -524,6 +563,9 @@ class ORCFile:
         start, stop = min(int(start), self.nrows), min(int(stop), self.nrows)
         backend = check_backend(dtype_backend)
         output = select_columns(self.schema, columns)
+        output, _, _ = guard_read(
+            self.encryption, check_encrypted_mode(encrypted), self.schema, output, output, None, self._source.name
+        )
         parts: list[list[ColumnVector]] = []
         for stripe in self._stripes:
             lo, hi = max(start, stripe.first_row), min(stop, stripe.first_row + stripe.rows)
@@ -554,13 +596,21 @@ class ORCFile:
         dictionary_as_category: bool = False,
         use_threads: bool = True,
         max_workers: int | None = None,
+        encrypted: str = "raise",
     ) -> pd.DataFrame:
         """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file; its columns are
         decoded in parallel unless ``use_threads=False``."""
         index = self._stripe_index(i)
         workers = workers_for(use_threads, max_workers)
         return self._frame(
-            [index], columns, dtype_backend, dictionary_as_category, filters, file_row_index=True, workers=workers
+            [index],
+            columns,
+            dtype_backend,
+            dictionary_as_category,
+            filters,
+            file_row_index=True,
+            workers=workers,
+            encrypted=encrypted,
         )
 
     def iter_stripes(
@@ -572,6 +622,7 @@ class ORCFile:
         dictionary_as_category: bool = False,
         use_threads: bool = True,
         max_workers: int | None = None,
+        encrypted: str = "raise",
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
@@ -580,8 +631,14 @@ class ORCFile:
         """
         workers = workers_for(use_threads, max_workers)
         check_backend(dtype_backend)
-        select_columns(self.schema, columns)  # wrong arguments fail before the first stripe
-        normalize_filters(filters, self.schema)
+        # wrong arguments, and reads that need encrypted columns, fail before the first stripe
+        output = select_columns(self.schema, columns)
+        predicates = normalize_filters(filters, self.schema)
+        tested = {p.node.column_id for group in predicates or [] for p in group}
+        decode = Selection(output.fields, output.names, output.selected | tested)
+        guard_read(
+            self.encryption, check_encrypted_mode(encrypted), self.schema, output, decode, predicates, self._source.name
+        )
         for stripe in self._stripes:
             frame = self._frame(
                 [stripe.index],
@@ -591,6 +648,7 @@ class ORCFile:
                 filters,
                 file_row_index=True,
                 workers=workers,
+                encrypted=encrypted,
             )
             if filters is None or len(frame):
                 yield frame
@@ -611,7 +669,8 @@ class ORCFile:
                 selection.names,
                 selection.selected | select_columns(self.schema, referenced_paths(predicates)).selected,
             )
-        return explain(self, predicates, selection.selected)
+        # as reads do, statistics of encrypted columns (which describe the masked copy at best) prune nothing
+        return explain(self, pruning_filters(self.encryption, predicates), selection.selected)
 
     # -- lifetime -------------------------------------------------------------------------------------------------
 

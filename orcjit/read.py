@@ -24,6 +24,7 @@ def read_orc(
     dictionary_as_category: bool = False,
     use_threads: bool = True,
     max_workers: int | None = None,
+    encrypted: str = "raise",
     **kwargs: Any,
 ) -> pd.DataFrame:
     """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
@@ -55,6 +56,12 @@ def read_orc(
         it) per thread.
     max_workers : int, optional
         Threads to use; by default one per CPU this process may run on.
+    encrypted : {"raise", "skip", "masked"}, default "raise"
+        What to do with columns the file encrypts (ORC column encryption; see ``ORCFile.encrypted_columns``),
+        which orcjit cannot decrypt. ``"raise"``: a read that needs one raises :class:`OrcError` naming the
+        columns and keys. ``"skip"``: leave them out of the result (a filter on one raises). ``"masked"``: return
+        the unencrypted masked copy the writer stored beside them (all nulls, redacted or SHA-256 hashed values),
+        as ORC Java, ORC C++ and pyarrow return without the key; filters test the masked values.
     **kwargs
         pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
         than ignoring them.
@@ -72,7 +79,8 @@ def read_orc(
     ------
     OrcError
         If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
-        unsupported keyword, ``max_workers`` not a positive int).
+        unsupported keyword, ``max_workers`` not a positive int, ``encrypted`` not one of its values), or if
+        the read needs an encrypted column and ``encrypted="raise"``.
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
@@ -84,4 +92,5 @@ def read_orc(
             dictionary_as_category=dictionary_as_category,
             use_threads=use_threads,
             max_workers=max_workers,
+            encrypted=encrypted,
         )

@@ -12,6 +12,8 @@ from .tail import FileTail, parse_message, text_field
 __all__ = ["ColumnEncodingInfo", "StreamInfo", "StripeFooterInfo", "StripeInfo", "read_stripe_footer"]
 
 STREAM_KIND_NAMES = {v.number: v.name for v in pb.Stream.Kind.DESCRIPTOR.values}
+INDEX_KINDS = frozenset({6, 7, 8})  # ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8
+ENCRYPTED_INDEX, ENCRYPTED_DATA = 9, 10
 ENCODING_NAMES = {v.number: v.name for v in pb.ColumnEncoding.Kind.DESCRIPTOR.values}
 
 
@@ -93,13 +95,19 @@ class ColumnEncodingInfo:
 
 @dataclass
 class StripeFooterInfo:
-    """The decoded stripe footer: stream directory, column encodings and writer time zone."""
+    """The decoded stripe footer: stream directory, column encodings and writer time zone.
+
+    ``encrypted_streams`` holds, for each encryption variant of the file, the streams it keeps encrypted inside
+    the stripe's ``ENCRYPTED_INDEX`` and ``ENCRYPTED_DATA`` areas (orcjit cannot decrypt them; the ordinary
+    ``streams`` hold the masked copy of the same columns).
+    """
 
     streams: list[StreamInfo]
     encodings: list[ColumnEncodingInfo]
     writer_timezone: str | None
     encrypted_variants: int = 0
     raw: Any = field(default=None, repr=False)
+    encrypted_streams: list[list[StreamInfo]] = field(default_factory=list)
 
 
 def stripe_infos(footer: pb.Footer) -> list[StripeInfo]:
@@ -151,6 +159,10 @@ def read_stripe_footer(source: Any, tail: FileTail, stripe: StripeInfo, ncolumns
             )
         streams.append(StreamInfo(kind=s.kind, column=s.column, offset=pos, length=s.length))
         pos += s.length
+    encrypted = _encrypted_streams(msg, streams, ncolumns, what)
+    variants = len(tail.footer.encryption.variants)
+    if msg.encryption and len(msg.encryption) != variants:
+        raise OrcError(f"{what}: {len(msg.encryption)} encryption variants, the file footer has {variants}")
     encodings = [
         ColumnEncodingInfo(
             kind=e.kind,
@@ -165,4 +177,45 @@ def read_stripe_footer(source: Any, tail: FileTail, stripe: StripeInfo, ncolumns
         writer_timezone=text_field(msg.writerTimezone) if msg.HasField("writerTimezone") else None,
         encrypted_variants=len(msg.encryption),
         raw=msg,
+        encrypted_streams=encrypted,
     )
+
+
+def _encrypted_streams(msg: Any, streams: list[StreamInfo], ncolumns: int, what: str) -> list[list[StreamInfo]]:
+    """Each encryption variant's streams, laid out as ORC Java lays them: the index streams of every variant in
+    turn inside the ``ENCRYPTED_INDEX`` area, their data streams inside ``ENCRYPTED_DATA``.
+
+    Raises
+    ------
+    OrcError
+        If an area is listed twice, or a variant's streams run past the end of their area.
+    """
+    if not msg.encryption:
+        return []
+    cursor, end = {}, {}
+    for kind in (ENCRYPTED_INDEX, ENCRYPTED_DATA):
+        areas = [s for s in streams if s.kind == kind]
+        if len(areas) > 1:
+            raise OrcError(f"{what}: {len(areas)} {stream_kind_name(kind)} streams, ORC writes at most one")
+        cursor[kind] = areas[0].offset if areas else 0
+        end[kind] = areas[0].offset + areas[0].length if areas else 0
+    out = []
+    for i, variant in enumerate(msg.encryption):
+        listed = []
+        for s in variant.streams:
+            area = ENCRYPTED_INDEX if s.kind in INDEX_KINDS else ENCRYPTED_DATA
+            if s.column >= ncolumns:
+                raise OrcError(
+                    f"{what}: encryption variant {i}: {stream_kind_name(s.kind)} stream names column {s.column}, "
+                    f"the schema has {ncolumns}"
+                )
+            if cursor[area] + s.length > end[area]:
+                raise OrcError(
+                    f"{what}: encryption variant {i}: {stream_kind_name(s.kind)} stream of column {s.column} "
+                    f"spans bytes [{cursor[area]}, {cursor[area] + s.length}), past the end of the stripe's "
+                    f"{stream_kind_name(area)} area at {end[area]}"
+                )
+            listed.append(StreamInfo(kind=s.kind, column=s.column, offset=cursor[area], length=s.length))
+            cursor[area] += s.length
+        out.append(listed)
+    return out
