@@ -3,6 +3,11 @@
 Every read orcjit makes is a byte range ``(offset, length)`` against one of these sources, never a whole-file
 read. Each source counts its reads and the bytes they returned, so that pushdown and remote reads can be judged by
 what they actually fetched.
+
+Sources are shared by the threads of a parallel read, and by any threads a user shares an ``ORCFile`` with, so
+reads may run at the same time as each other and as :meth:`ByteSource.close`. A read that starts after ``close``
+raises OrcError; what the source opened (a descriptor, an Arrow file) is released only once the reads in flight
+have returned, so that no read ever uses a descriptor number the system has meanwhile given to another file.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import io
 import os
 import stat
 import threading
+import weakref
 from typing import Any
 
 from .errors import OrcError
@@ -39,39 +45,77 @@ class ByteSource:
         self.size = size
         self.reads = 0
         self.bytes_read = 0
-        self._count_lock = threading.Lock()
+        # guards the counters, the closed flag and the count of reads in flight
+        self._state_lock = threading.Lock()
+        self._closed = False
+        self._in_flight = 0
+        self._released = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called; reads then raise OrcError."""
+        return self._closed
 
     def read(self, offset: int, length: int) -> bytes:
         """Return exactly ``length`` bytes starting at ``offset``.
 
+        Safe to call from several threads at once, and while another thread closes the source.
+
         Raises
         ------
         OrcError
-            If the range does not lie inside the file or the file returned fewer bytes.
+            If the range does not lie inside the file, the file returned fewer bytes, or the source is closed.
         """
         if offset < 0 or length < 0 or offset + length > self.size:
             raise OrcError(
                 f"{self.name}: byte range [{offset}, {offset + length}) lies outside the file of {self.size} bytes"
             )
-        data = self._read(offset, length) if length else b""
+        with self._state_lock:
+            if self._closed:
+                raise OrcError(f"{self.name}: the file is closed (read of bytes [{offset}, {offset + length}))")
+            self._in_flight += 1
+        try:
+            data = self._read(offset, length) if length else b""
+        finally:
+            with self._state_lock:
+                self._in_flight -= 1
+                release = self._release_due()
+            if release:
+                self._release()
         if len(data) != length:
             raise OrcError(f"{self.name}: read of {length} bytes at offset {offset} returned {len(data)} bytes")
-        with self._count_lock:
+        with self._state_lock:
             self.reads += 1
             self.bytes_read += length
         return data
 
     def reset_counters(self) -> None:
         """Set ``reads`` and ``bytes_read`` back to zero."""
-        with self._count_lock:
+        with self._state_lock:
             self.reads = 0
             self.bytes_read = 0
 
     def close(self) -> None:
-        """Release what the source opened; a no-op for sources that opened nothing."""
+        """Refuse further reads and release what the source opened (at once, or when the last read in flight
+        returns). Closing twice is harmless."""
+        with self._state_lock:
+            self._closed = True
+            release = self._release_due()
+        if release:
+            self._release()
+
+    def _release_due(self) -> bool:
+        # called with _state_lock held: true exactly once, for whoever ends the last use of a closed source
+        if self._closed and not self._in_flight and not self._released:
+            self._released = True
+            return True
+        return False
 
     def _read(self, offset: int, length: int) -> bytes:
         raise NotImplementedError
+
+    def _release(self) -> None:
+        """Free what the source opened; runs once, after close, when no read is in flight."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} size={self.size}>"
@@ -103,10 +147,9 @@ class LocalFileSource(ByteSource):
             got += len(chunk)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+    def _release(self) -> None:
+        fd, self._fd = self._fd, -1
+        os.close(fd)
 
 
 class BufferSource(ByteSource):
@@ -120,29 +163,51 @@ class BufferSource(ByteSource):
         return bytes(self._view[offset : offset + length])
 
 
+# One lock per file object, shared by every source over it: a read is a seek and a read of the object's one
+# position, and two ORCFiles over the same object (or one opened while another reads) must not interleave them.
+_file_locks: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
+_file_locks_guard = threading.Lock()
+
+
+def _lock_for(fileobj: Any) -> threading.Lock:
+    with _file_locks_guard:
+        try:
+            lock = _file_locks.get(fileobj)
+            if lock is None:
+                lock = _file_locks[fileobj] = threading.Lock()
+        except TypeError:  # not hashable or not weakly referenceable: only this source's reads are serialized
+            lock = threading.Lock()
+    return lock
+
+
 class FileObjectSource(ByteSource):
-    """A binary file object with ``seek`` and ``read``; reads take a lock because they move its position."""
+    """A binary file object with ``seek`` and ``read``; reads take a lock, shared by every source over the same
+    object, because they move its position."""
 
     def __init__(self, fileobj: Any, name: str | None = None) -> None:
         self._file = fileobj
-        self._lock = threading.Lock()
-        with self._lock:
+        self._file_lock = _lock_for(fileobj)
+        with self._file_lock:
             size = fileobj.seek(0, io.SEEK_END)
             if size is None:  # some file objects return None from seek
                 size = fileobj.tell()
         super().__init__(name or getattr(fileobj, "name", None) or "<file object>", int(size))
 
     def _read(self, offset: int, length: int) -> bytes:
-        with self._lock:
-            self._file.seek(offset)
-            chunks = []
-            got = 0
-            while got < length:
-                chunk = self._file.read(length - got)
-                if not chunk:
-                    break
-                chunks.append(bytes(chunk))
-                got += len(chunk)
+        chunks = []
+        got = 0
+        with self._file_lock:
+            try:
+                self._file.seek(offset)
+                while got < length:
+                    chunk = self._file.read(length - got)
+                    if not chunk:
+                        break
+                    chunks.append(bytes(chunk))
+                    got += len(chunk)
+            except ValueError as exc:
+                # the caller owns the file object and may close it while a read runs ("I/O operation on closed file")
+                raise OrcError(f"{self.name}: reading bytes [{offset}, {offset + length}) failed: {exc}") from None
         return b"".join(chunks)
 
 
@@ -170,7 +235,7 @@ class ArrowFileSource(ByteSource):
         data = self._file.read_at(length, offset)  # bytes from pyarrow 26 on, a pyarrow Buffer before
         return data if isinstance(data, bytes) else data.to_pybytes()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self._file.close()
 
 
