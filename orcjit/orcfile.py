@@ -360,7 +360,10 @@ class ORCFile:
             tested = referenced_paths(predicates)
             wanted = [*output.names, *tested] if columns is not None else None
             decode = select_columns(self.schema, wanted) if wanted is not None else output
-            decode = Selection(decode.fields, decode.names, decode.selected | output.selected)
+            # the chosen nested fields and the tested columns, not the whole structs holding them: the rest of a
+            # struct may be encrypted
+            extra = select_columns(self.schema, tested).selected if wanted is not None else decode.selected
+            decode = Selection(decode.fields, decode.names, extra | output.selected)
         output, decode, pruning = guard_read(
             self.encryption, check_encrypted_mode(encrypted), self.schema, output, decode, predicates, self._source.name
         )
