@@ -871,19 +871,19 @@ def _cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def head_frame(orc: ORCFile, n: int, columns: Sequence[str] | None = None) -> Any:
+def head_frame(orc: ORCFile, n: int, columns: Sequence[str] | None = None, encrypted: str = "raise") -> Any:
     """The first ``n`` rows, decoding only the stripes that hold them."""
     import pandas as pd
 
     frames = []
     rows = 0
-    for frame in orc.iter_stripes(columns=columns):
+    for frame in orc.iter_stripes(columns=columns, encrypted=encrypted):
         frames.append(frame)
         rows += len(frame)
         if rows >= n:
             break
     if not frames:
-        return orc.read(columns=columns)
+        return orc.read(columns=columns, encrypted=encrypted)
     return pd.concat(frames).iloc[:n] if len(frames) > 1 else frames[0].iloc[:n]
 
 
@@ -910,7 +910,7 @@ def head_lines(frame: Any) -> list[str]:
 def _cmd_head(args: argparse.Namespace, out: TextIO) -> int:
     columns = [c for c in args.columns.split(",") if c] if args.columns else None
     with ORCFile(args.file) as orc:
-        frame = head_frame(orc, args.n, columns)
+        frame = head_frame(orc, args.n, columns, args.encrypted)
     if args.json:
         for row in frame.to_dict("records"):
             out.write(json.dumps(_jsonable({k: _value(v) for k, v in row.items()}), default=str) + "\n")
@@ -1088,6 +1088,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file(p)
     p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
     p.add_argument("--columns", metavar="A,B", help="only these columns, comma-separated (dotted paths for nested)")
+    p.add_argument(
+        "--encrypted",
+        choices=("raise", "skip", "masked"),
+        default="raise",
+        help="columns under ORC column encryption (orcjit holds no keys): fail (default), leave them out, or show "
+        "the masked copy readers without the key get",
+    )
     _add_json(p, "each row")
 
     p = _add_subcommand(

@@ -444,3 +444,17 @@ def test_encrypted_area_listed_twice(plain: bytes) -> None:
     parts.stripes[0].streams.append(StreamPart(ENCRYPTED_DATA, 0, b"\x00"))
     with ORCFile(join_file(parts)) as f, pytest.raises(OrcError, match=r"2 ENCRYPTED_DATA streams, ORC writes at most"):
         f.read(encrypted="skip")
+
+
+def test_cli_head_takes_the_encrypted_choice(plain: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from orcjit.cli import main
+
+    path = write(tmp_path, encrypt(plain, {2: "nullify"})[0])
+    assert main(["head", str(path), "-n", "2", "--json"]) != 0
+    assert "column is encrypted: 's'" in capsys.readouterr().err
+    assert main(["head", str(path), "-n", "2", "--json", "--encrypted", "skip"]) == 0
+    skipped = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [list(r) for r in skipped] == [["i", "n", "l", "t", "f"]] * 2
+    assert main(["head", str(path), "-n", "2", "--json", "--encrypted", "masked"]) == 0
+    masked = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["s"] for r in masked] == [r[1] for r in rows()[:2]]
