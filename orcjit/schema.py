@@ -39,7 +39,9 @@ KIND_NAMES = {
     18: "timestamp with local time zone",
 }
 COMPOUND_KINDS = frozenset({"array", "map", "struct", "uniontype"})
-MAX_DEPTH = 500  # far beyond any real schema; keeps recursion over the tree safe
+# Far beyond any real schema, and shallow enough for the readers, which recurse over the tree with up to 4 Python
+# frames per level, to stay well inside Python's default recursion limit of 1000 wherever they are called from.
+MAX_DEPTH = 100
 
 _SIMPLE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
 
