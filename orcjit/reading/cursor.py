@@ -24,6 +24,16 @@ from ..kernels.decimal import decode_decimal_varints
 from ..kernels.rle_v1 import decode_rle_v1, skip_rle_v1
 from ..kernels.rle_v2 import decode_rle_v2, skip_rle_v2
 from ..kernels.status import ERROR_POS, SCRATCH_SIZE, TRUNCATED, check, new_state
+from .limits import (
+    BOOLEANS_PER_BYTE,
+    DECIMALS_PER_BYTE,
+    INTEGERS_PER_BYTE,
+    OCTETS_PER_BYTE,
+    PENDING,
+    allocate,
+    max_decompressed,
+    most_values,
+)
 
 __all__ = ["StreamCursor", "ValueStream"]
 
@@ -80,6 +90,10 @@ class StreamCursor:
         self._pending = bytes(raw)  # fetched, not yet handed out: whole chunks first, then part of one
         self._pending_at = start  # stream offset of _pending[0]
         self._fetched = len(raw)  # bytes fetched so far (sets the size of the next fetch)
+
+    def most_left(self) -> int:
+        """The most decompressed bytes the stream can still give (exact for an uncompressed stream)."""
+        return max_decompressed(self._length - self._pending_at, self._codec, self._block_size)
 
     @property
     def exhausted(self) -> bool:
@@ -234,6 +248,22 @@ class ValueStream:
         if count:
             self._run(kernel, count, *args)
 
+    def bytes_left(self) -> int:
+        """The most decoded bytes left to decode from: those of ``buf`` past ``pos`` and what the cursor can still
+        give."""
+        left = len(self.buf) - self.pos
+        return left if self._cursor is None else left + self._cursor.most_left()
+
+    def _check_count(self, count: int, per_byte: int, noun: str) -> None:
+        """Raise before ``count`` values are allocated when the bytes left cannot possibly hold them (the file
+        declares more rows, list elements or dictionary entries than its streams back)."""
+        if count <= PENDING:
+            return
+        left = self.bytes_left()
+        most = most_values(left, per_byte)
+        if count > most:
+            raise OrcError(f"{self.what}: {count} {noun} needed, but its {left} bytes hold at most {most}")
+
     def _no_skip(self) -> None:
         if self._skip is not None:
             raise OrcError(f"{self.what}: row index position has values to skip in a stream of raw bytes")
@@ -244,7 +274,8 @@ class ValueStream:
         """``count`` values of an integer RLE stream (v1 or v2) as int64, into ``out`` when given."""
         decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
         self._pending_skip(skip, bool(signed))
-        out = np.empty(count, dtype=np.int64) if out is None else out
+        self._check_count(count, INTEGERS_PER_BYTE, "integers")
+        out = allocate(count, np.int64, self.what) if out is None else out
         self._run(decode, out, 0, count, bool(signed))
         return out
 
@@ -258,7 +289,8 @@ class ValueStream:
     def octets(self, count: int) -> np.ndarray:
         """``count`` values of a byte RLE stream as uint8."""
         self._pending_skip(skip_byte_rle)
-        out = np.empty(count, dtype=np.uint8)
+        self._check_count(count, OCTETS_PER_BYTE, "bytes")
+        out = allocate(count, np.uint8, self.what)
         self._run(decode_byte_rle, out, 0, count)
         return out
 
@@ -271,7 +303,8 @@ class ValueStream:
     def booleans(self, count: int, out: np.ndarray | None = None) -> np.ndarray:
         """``count`` values of a boolean RLE stream, into ``out`` when given."""
         self._pending_skip(skip_boolean_rle, booleans=True)
-        out = np.empty(count, dtype=np.bool_) if out is None else out
+        self._check_count(count, BOOLEANS_PER_BYTE, "booleans")
+        out = allocate(count, np.bool_, self.what) if out is None else out
         self._run(decode_boolean_rle, out, 0, count)
         return out
 
@@ -284,8 +317,9 @@ class ValueStream:
     def decimals(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """``count`` decimal varints: the high (int64) and low (uint64) words of each value."""
         self._no_skip()
-        hi = np.empty(count, dtype=np.int64)
-        lo = np.empty(count, dtype=np.uint64)
+        self._check_count(count, DECIMALS_PER_BYTE, "decimals")
+        hi = allocate(count, np.int64, self.what)
+        lo = allocate(count, np.uint64, self.what)
         self._run(decode_decimal_varints, hi, lo, 0, count, scratch=False)
         return hi, lo
 
