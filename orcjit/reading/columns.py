@@ -17,12 +17,11 @@ import pandas as pd
 from ..errors import OrcError
 from ..kernels.decimal import rescale_decimal128
 from ..kernels.present import lengths_to_offsets
-from ..kernels.rle_v1 import rle_v1_values
-from ..kernels.rle_v2 import decode_rle_v2
-from ..kernels.status import BAD_VALUE, OVERFLOW, SCRATCH_SIZE, check, new_state
+from ..kernels.status import BAD_VALUE, OVERFLOW
 from ..kernels.strings import gather_strings, gathered_size
 from ..kernels.timestamp import combine_timestamp
 from ..schema import TypeNode
+from .limits import INTEGERS_PER_BYTE, allocate
 from .streams import DATA, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams
 from .vector import ColumnVector
 
@@ -65,17 +64,6 @@ class ReadContext:
 
 
 # -- integer streams -------------------------------------------------------------------------------------------------
-
-
-def decode_integers(buf: np.ndarray, count: int, signed: bool, encoding: int, what: str) -> np.ndarray:
-    """``count`` values of an RLE integer stream, v1 or v2 by the column's encoding, as int64."""
-    if encoding in (DIRECT, DICTIONARY):
-        return rle_v1_values(buf, count, signed, what)
-    out = np.empty(count, dtype=np.int64)
-    state = new_state()
-    scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
-    check(decode_rle_v2(buf, 0, len(buf), out, 0, count, signed, state, scratch), state, what)
-    return out
 
 
 def _v2(encoding: int) -> bool:
@@ -192,7 +180,7 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     what = streams.where(col, LENGTH)
     dict_data = streams.open(col, DICTIONARY_DATA).whole()
     dict_lengths = streams.open(col, LENGTH)
-    if size > len(dict_lengths.whole()) * 128 + 1:  # RLE cannot pack more than this many lengths
+    if size > len(dict_lengths.whole()) * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
         raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
     dict_offsets = _offsets(dict_lengths.integers(size, False, _v2(enc)), None, size, what)
     if dict_offsets[-1] > len(dict_data):
@@ -210,8 +198,9 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     total = gathered_size(dict_offsets, indices, mask)
     if total == BAD_VALUE:
         raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
-    offsets = np.empty(count + 1, dtype=np.int64)
-    data = np.empty(total, dtype=np.uint8)
+    # rows repeat dictionary entries: the strings can take far more memory than the file (as in any reader's result)
+    offsets = allocate(count + 1, np.int64, f"{what}: string offsets")
+    data = allocate(total, np.uint8, f"{what}: {count} strings from the dictionary")
     gather_strings(dict_offsets, dict_data, indices, mask, offsets, data)
     return ColumnVector(node, count, valid, offsets=offsets, data=data)
 

@@ -20,6 +20,7 @@ from ..errors import OrcError
 from ..schema import TypeNode
 from ..stripes import StripeFooterInfo, StripeInfo
 from .columns import ReadContext, read_column
+from .limits import allocate
 from .seek import Positions, read_stripe_rows
 from .streams import read_stripe_streams
 from .vector import ColumnVector
@@ -77,15 +78,35 @@ def workers_for(use_threads: bool, max_workers: int | None) -> int:
         return os.cpu_count() or 1
 
 
-def allocate_outputs(fields: Sequence[TypeNode], total: int) -> dict[int, np.ndarray]:
-    """One uninitialised result array per fixed-width field, by column id, for ``total`` rows."""
+def allocate_outputs(
+    fields: Sequence[TypeNode], total: int, runs: Sequence[Run] = (), name: str = ""
+) -> dict[int, np.ndarray]:
+    """One uninitialised result array per fixed-width field, by column id, for ``total`` rows.
+
+    Rows the stripes declare but their streams do not hold cost no memory (the pages are never written: decoding
+    stops where a stream ends). ``runs`` and ``name`` (the file) only serve the error message.
+
+    Raises
+    ------
+    OrcError
+        If the declared rows are more than memory can even reserve.
+    """
     outputs = {}
     for node in fields:
         spec = FIXED_WIDTH.get(node.kind)
         if spec is not None:
             dtype, lanes = spec
-            outputs[node.column_id] = np.empty((total, lanes) if lanes > 1 else total, dtype=dtype)
+            what = f"{name + ': ' if name else ''}{_declared(total, runs)}; column {node.column_id} ({node.kind})"
+            outputs[node.column_id] = allocate((total, lanes) if lanes > 1 else total, dtype, what)
     return outputs
+
+
+def _declared(total: int, runs: Sequence[Run]) -> str:
+    """Words for where the rows of a read come from: the stripe that declares the most of them."""
+    if not runs:
+        return f"the stripes read declare {total} rows"
+    largest = max(runs, key=lambda run: run.count)
+    return f"the stripes read declare {total} rows (stripe {largest.stripe.index}: {largest.stripe.rows})"
 
 
 def field_groups(fields: Sequence[TypeNode], runs: int, workers: int) -> list[list[TypeNode]]:

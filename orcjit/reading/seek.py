@@ -256,9 +256,16 @@ def skip_column(ctx: ReadContext, node: TypeNode, count: int) -> None:
 
 
 def _total(lengths: np.ndarray, streams: StripeStreams, col: int) -> int:
-    if lengths.size and lengths.min() < 0:
+    if not lengths.size:
+        return 0
+    if lengths.min() < 0:
         raise OrcError(f"{streams.where(col, LENGTH)}: negative or impossibly large length")
-    return int(lengths.sum())
+    # int64 sums wrap silently: past what cannot wrap, add as Python ints
+    big = int(lengths.max()) > (2**63 - 1) // lengths.size
+    total = int(sum(lengths.tolist())) if big else int(lengths.sum())
+    if total > 2**63 - 1:
+        raise OrcError(f"{streams.where(col, LENGTH)}: lengths add up past 2**63")
+    return total
 
 
 def _skip_bytes(streams: StripeStreams, col: int, nbytes: int) -> None:
