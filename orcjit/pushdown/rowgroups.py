@@ -68,8 +68,7 @@ def evaluate_row_groups(
     columns = {p.node.column_id: p.node for group in filters for p in group}
     streams = {(s.column, s.kind): s for s in footer.streams if s.column in columns}
     index_bytes = 0
-    rows = np.minimum(stride, stripe.rows - stride * np.arange(groups, dtype=np.int64))
-    tables: dict[int, GroupStatistics] = {}
+    parsed: dict[int, RowIndexTable] = {}
     for column in columns:
         s = streams.get((column, ROW_INDEX))
         if s is None:
@@ -79,9 +78,12 @@ def evaluate_row_groups(
         table = parse_row_index(_read_stream(source, tail, stripe, s), what, entries=groups)
         index_bytes += s.length
         if table is not None:
-            tables[column] = GroupStatistics(table, columns[column], rows)
-    if not tables:
+            parsed[column] = table
+    if not parsed:
         return None
+    # only now is the number of row groups backed by bytes (an index entry per group): the stripe's rows are not
+    rows = np.minimum(stride, stripe.rows - stride * np.arange(groups, dtype=np.int64))
+    tables = {column: GroupStatistics(table, columns[column], rows) for column, table in parsed.items()}
 
     blooms: dict[int, tuple[Any, int]] = {}
     bloom_columns = {p.node.column_id for group in filters for p in group if p.op in ("==", "in")}
