@@ -1,0 +1,647 @@
+"""Memory bombs: files whose declared lengths and counts ask for terabytes fail fast with OrcError and small peak
+memory.
+
+Each hostile file starts from a small valid file, taken apart with :func:`tests.test_read_errors.split_file`; one
+declared length or count is made huge and the file is put back together uncompressed
+(:func:`tests.test_read_errors.join_file`) or with every stream, stripe footer, the metadata and the footer
+compressed (:func:`join_compressed`). Every file is then read in one child process by every entry point (reads
+with and without columns, filters, seeks and categories, and the metadata accessors), after the same calls on the
+valid file have loaded the kernels; the child reports each call's outcome and its peak resident memory
+(``ru_maxrss``, which only grows) after each file. A failure of memory checks would show as a MemoryError, a
+crash, or a peak far above the baseline.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import decimal
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+import orcjit
+from orcjit import OrcError
+from orcjit._proto import orc_proto_pb2 as pb
+from orcjit.schema import MAX_DEPTH
+from tests.factory import write_pyorc
+from tests.rle_v2_reference import delta
+from tests.test_read_errors import (
+    COLUMN,
+    INDEX_KINDS,
+    SCHEMA,
+    OrcParts,
+    StreamPart,
+    join_file,
+    rows,
+    split_file,
+)
+
+NONE, ZLIB, ZSTD = 0, 1, 5
+CODECS = {"NONE": NONE, "ZLIB": ZLIB, "ZSTD": ZSTD}
+BLOCK_SIZE = 64 * 1024
+DATA, LENGTH = 1, 2
+STRIDE = 100  # rows per row group of the valid file, so that seeks enter the stripe past its start
+# growth of the child's peak resident memory over its baseline (the valid file read every way) that a hostile
+# file may cause: these files are a few KB and declare terabytes
+MAX_GROWTH_MB = 200
+TERABYTE = 1 << 40
+
+# -- writing hostile files ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class StoredPart(StreamPart):
+    """A stream whose bytes :func:`join_compressed` stores as they are (already framed, or broken on purpose)."""
+
+
+def compress(data: bytes, codec: int, block_size: int = BLOCK_SIZE) -> bytes:
+    """``data`` as ORC compression chunks: each block compressed, or stored as it is where that is shorter."""
+    out = bytearray()
+    for start in range(0, len(data), block_size):
+        block = data[start : start + block_size]
+        if codec == ZLIB:
+            packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+            body = packer.compress(block) + packer.flush()
+        else:
+            body = zstandard.ZstdCompressor().compress(block)
+        header = 2 * len(body) if len(body) < len(block) else 2 * len(block) + 1
+        out += header.to_bytes(3, "little") + (body if len(body) < len(block) else block)
+    return bytes(out)
+
+
+def join_compressed(parts: OrcParts, codec: int) -> bytes:
+    """The file of ``parts`` compressed with ``codec``, as :func:`join_file` writes it uncompressed.
+
+    Row indexes and bloom filters are left out (their positions would have to name compressed chunks), and the
+    Footer says there is no row index, so seeks start from a stripe's first row.
+    """
+    if codec == NONE:
+        return join_file(parts)
+    out = bytearray(b"ORC")
+    infos = []
+    for stripe in parts.stripes:
+        assert stripe.declared_data_length is None
+        offset = len(out)
+        stripe_footer = copy.deepcopy(stripe.footer)
+        del stripe_footer.streams[:]
+        data_length = 0
+        for s in stripe.streams:
+            assert s.declared is None
+            if s.kind in INDEX_KINDS:
+                continue
+            stored = s.data if isinstance(s, StoredPart) else compress(s.data, codec)
+            stripe_footer.streams.add(kind=s.kind, column=s.column, length=len(stored))
+            out += stored
+            data_length += len(stored)
+        footer_bytes = compress(stripe_footer.SerializeToString(), codec)
+        out += footer_bytes
+        infos.append(
+            pb.StripeInformation(
+                offset=offset,
+                indexLength=0,
+                dataLength=data_length,
+                footerLength=len(footer_bytes),
+                numberOfRows=stripe.rows,
+            )
+        )
+    footer = copy.deepcopy(parts.footer)
+    footer.contentLength = len(out)
+    footer.rowIndexStride = 0
+    del footer.stripes[:]
+    footer.stripes.extend(infos)
+    metadata = compress(parts.metadata, codec)
+    out += metadata
+    footer_bytes = compress(footer.SerializeToString(), codec)
+    out += footer_bytes
+    postscript = copy.deepcopy(parts.postscript)
+    postscript.compression = codec
+    postscript.compressionBlockSize = BLOCK_SIZE
+    postscript.footerLength = len(footer_bytes)
+    postscript.metadataLength = len(metadata)
+    ps_bytes = postscript.SerializeToString()
+    return bytes(out + ps_bytes + bytes([len(ps_bytes)]))
+
+
+def repeated(value: int, count: int) -> bytes:
+    """An unsigned RLE v2 stream of ``count`` copies of ``value``: 4 or more bytes per 512 values."""
+    out = b""
+    while count > 0:
+        n = min(count, 512)
+        out += delta([value] * n, signed=False)
+        count -= n
+    return out
+
+
+def with_stream(parts: OrcParts, column: int, kind: int, data: bytes) -> None:
+    """Replace the bytes of a stream of the first stripe."""
+    stripe = parts.stripes[0]
+    stripe.streams[stripe.find(column, kind)].data = data
+
+
+def deep_lists(depth: int) -> OrcParts:
+    """``struct<l:array<array<...<int>...>>>`` with ``depth`` lists and one row ``[[...[7]...]]``: the leaf is
+    ``depth + 1`` levels below the root."""
+    parts = split_file(write_pyorc_bytes("struct<l:array<int>>", [([7],)]))
+    stripe = parts.stripes[0]
+    length = next(s.data for s in stripe.streams if s.kind == LENGTH)
+    values = next(s.data for s in stripe.streams if s.kind == DATA)
+    types = parts.footer.types
+    del types[1:]
+    for level in range(depth):
+        types.add(kind=pb.Type.LIST, subtypes=[level + 2])
+    types.add(kind=pb.Type.INT)
+    stripe.streams = [StreamPart(LENGTH, c, length) for c in range(1, depth + 1)]
+    stripe.streams.append(StreamPart(DATA, depth + 1, values))
+    encodings = stripe.footer.columns
+    del encodings[:]
+    encodings.add(kind=pb.ColumnEncoding.DIRECT)
+    for _ in range(depth + 1):
+        encodings.add(kind=pb.ColumnEncoding.DIRECT_V2)
+    del parts.footer.statistics[:]
+    parts.metadata = b""
+    return parts
+
+
+def deep_structs(depth: int) -> OrcParts:
+    """``struct<a:struct<a:...struct<a:int>...>>`` with ``depth`` structs below the root and one row."""
+    parts = split_file(write_pyorc_bytes("struct<a:int>", [(7,)]))
+    stripe = parts.stripes[0]
+    values = next(s.data for s in stripe.streams if s.kind == DATA)
+    types = parts.footer.types
+    del types[:]
+    for level in range(depth + 1):
+        types.add(kind=pb.Type.STRUCT, subtypes=[level + 1], fieldNames=["a"])
+    types.add(kind=pb.Type.INT)
+    stripe.streams = [StreamPart(DATA, depth + 1, values)]
+    encodings = stripe.footer.columns
+    del encodings[:]
+    for _ in range(depth + 1):
+        encodings.add(kind=pb.ColumnEncoding.DIRECT)
+    encodings.add(kind=pb.ColumnEncoding.DIRECT_V2)
+    del parts.footer.statistics[:]
+    parts.metadata = b""
+    return parts
+
+
+_written: dict[tuple[str, str], bytes] = {}
+
+
+def write_pyorc_bytes(schema: str, data: list[Any], **options: Any) -> bytes:
+    """A small uncompressed pyorc file's bytes (written once per schema and rows)."""
+    key = (schema, repr(data) + repr(sorted(options.items())))
+    if key not in _written:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = write_pyorc(Path(tmp) / "f.orc", schema, data, compression="none", **options)
+            _written[key] = path.read_bytes()
+    return _written[key]
+
+
+def valid_file(dictionary: bool) -> bytes:
+    """The valid file the bombs are made from: 1000 rows of :data:`tests.test_read_errors.SCHEMA`, a row group
+    every 100 rows, bloom filters on ``i`` and ``s``."""
+    return write_pyorc_bytes(
+        SCHEMA,
+        rows(),
+        dict_key_size_threshold=1.0 if dictionary else 0.0,
+        row_index_stride=STRIDE,
+        bloom_filter_columns=["i", "s"],
+    )
+
+
+OTHER_SCHEMA = (
+    "struct<b:boolean,y:tinyint,d:decimal(10,2),m:map<string,int>,u:uniontype<int,string>,bin:binary,dt:date>"
+)
+
+
+def other_rows() -> list[tuple[Any, ...]]:
+    rng = random.Random(5)
+    day = datetime.date(2020, 1, 1)
+    return [
+        (
+            None if i % 5 == 0 else rng.random() < 0.5,
+            rng.randint(-128, 127),
+            decimal.Decimal(rng.randint(-(10**9), 10**9)) / 100,
+            {f"k{j}": j for j in range(rng.randint(0, 3))},
+            rng.choice([5, "x"]),
+            b"ab" * (i % 3),
+            day + datetime.timedelta(days=i),
+        )
+        for i in range(len(rows()))
+    ]
+
+
+def other_file() -> bytes:
+    """1000 rows of booleans, tinyints, decimals, maps, unions, binary and dates."""
+    return write_pyorc_bytes(OTHER_SCHEMA, other_rows(), row_index_stride=STRIDE)
+
+
+# -- the bombs ----------------------------------------------------------------------------------------------------
+
+# the calls made on every file, by name: each takes the file's path
+CALLS = {
+    "read": "orcjit.read_orc(path)",
+    "read_columns": "orcjit.read_orc(path, columns=[column])",
+    "read_filters": "orcjit.read_orc(path, filters=[('i', '>', 0)])",
+    "read_filters_columns": "orcjit.read_orc(path, columns=[column], filters=[('i', '==', 5)])",
+    "read_arrow": "orcjit.ORCFile(path).read_arrow()",
+    "read_category": "orcjit.read_orc(path, columns=[column], dictionary_as_category=True)",
+    "read_rows": "orcjit.ORCFile(path).read_rows(150, 160)",
+    "read_rows_first": "orcjit.ORCFile(path).read_rows(0, 3)",
+    "iter_stripes": "list(orcjit.ORCFile(path).iter_stripes(columns=[column]))",
+    "no_threads": "orcjit.read_orc(path, use_threads=False)",
+    "statistics": "[s.to_dict() for s in orcjit.ORCFile(path).statistics]",
+    "stripe_statistics": "[s.to_dict() for s in orcjit.ORCFile(path).stripe_statistics(0)]",
+    "stripe_footer": "orcjit.ORCFile(path).stripe_footer(0)",
+    "explain": "str(orcjit.ORCFile(path).explain([('i', '==', 5), ('s', '==', 'beta')]))",
+    "describe": "repr(orcjit.ORCFile(path)) + str(orcjit.ORCFile(path).schema.to_dict())",
+}
+# calls that decode the whole stripe, or rows from its first on
+READS = ("read", "read_columns", "read_filters", "read_arrow", "read_category", "iter_stripes", "no_threads")
+# calls that decode only a few rows: of a file whose rows only are a bomb, they read what the streams hold
+FEW_ROWS = ("read_rows", "read_rows_first")
+METADATA = ("statistics", "stripe_statistics", "stripe_footer", "explain", "describe")
+
+
+@dataclass
+class Bomb:
+    """A hostile file: how to make it from the valid file's parts, and what each call must say.
+
+    ``errors`` maps call names to the parts their OrcError message must hold; calls not named must succeed
+    (``ok``), or are not made.
+    """
+
+    name: str
+    make: Callable[[], bytes]
+    errors: dict[str, tuple[str, ...]]
+    column: str = "i"
+    ok: tuple[str, ...] = ()
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def edited(
+    edit: Callable[[OrcParts], None], codec: int = NONE, dictionary: bool = False, other: bool = False
+) -> Callable[[], bytes]:
+    def make() -> bytes:
+        parts = split_file(other_file() if other else valid_file(dictionary))
+        edit(parts)
+        return join_compressed(parts, codec)
+
+    return make
+
+
+def declare_rows(n: int, stride: int | None = None) -> Callable[[OrcParts], None]:
+    def edit(parts: OrcParts) -> None:
+        parts.stripes[0].rows = n
+        parts.footer.numberOfRows = n
+        if stride is not None:
+            parts.footer.rowIndexStride = stride
+
+    return edit
+
+
+def every(calls: tuple[str, ...], *message: str) -> dict[str, tuple[str, ...]]:
+    return {call: message for call in calls}
+
+
+def tail_bomb(name: str, edit: Callable[[bytes], bytes], *message: str) -> Bomb:
+    """A file whose tail (PostScript, Footer) is broken: opening it fails, whatever the call."""
+    return Bomb(name, lambda: edit(join_file(split_file(valid_file(False)))), every(tuple(CALLS), *message))
+
+
+def postscript_edit(**fields: int) -> Callable[[bytes], bytes]:
+    """Set PostScript fields, keeping the rest of the file as it is."""
+
+    def edit(data: bytes) -> bytes:
+        ps_len = data[-1]
+        ps = pb.PostScript.FromString(data[-1 - ps_len : -1])
+        for key, value in fields.items():
+            setattr(ps, key, value)
+        raw = ps.SerializeToString()
+        return data[: -1 - ps_len] + raw + bytes([len(raw)])
+
+    return edit
+
+
+def footer_edit(edit_footer: Callable[[pb.Footer], None]) -> Callable[[bytes], bytes]:
+    """Edit the (uncompressed) Footer, keeping the rest of the file as it is."""
+
+    def edit(data: bytes) -> bytes:
+        parts = split_file(data)
+        edit_footer(parts.footer)
+        return join_file(parts)
+
+    return edit
+
+
+def stripe_data_length(parts: OrcParts) -> None:
+    parts.stripes[0].declared_data_length = TERABYTE
+
+
+def stream_length(parts: OrcParts) -> None:
+    stripe = parts.stripes[0]
+    stripe.streams[stripe.find(COLUMN["n"], DATA)].declared = TERABYTE
+
+
+def chunk_header(parts: OrcParts) -> None:
+    """A stream whose one chunk header declares the most a header can (8 MiB), followed by 3 bytes."""
+    stripe = parts.stripes[0]
+    at = stripe.find(COLUMN["i"], DATA)
+    stripe.streams[at] = StoredPart(DATA, COLUMN["i"], (2 * ((1 << 23) - 1)).to_bytes(3, "little") + b"abc")
+
+
+def with_lengths(parts: OrcParts, column: int, value: int) -> None:
+    """Make every value of the column's LENGTH stream ``value``, and point the row index at where each row group's
+    lengths start in the new stream (LENGTH's position is the last two numbers of the column's lists)."""
+    count = len(rows())
+    with_stream(parts, column, LENGTH, repeated(value, count))
+    run_bytes = len(delta([value] * 512, signed=False))
+    stripe = parts.stripes[0]
+    at = stripe.find(column, 6)  # ROW_INDEX
+    index = pb.RowIndex.FromString(stripe.streams[at].data)
+    for group, entry in enumerate(index.entry):
+        row = group * STRIDE
+        entry.positions[-2:] = [row // 512 * run_bytes, row % 512]
+    stripe.streams[at].data = index.SerializeToString()
+
+
+def list_lengths(parts: OrcParts) -> None:
+    with_lengths(parts, COLUMN["l"], 10**9)  # 10**12 elements
+
+
+def list_lengths_wrap(parts: OrcParts) -> None:
+    with_lengths(parts, COLUMN["l"], 2**62)  # past 2**63: wraps in int64
+
+
+def string_lengths(parts: OrcParts) -> None:
+    with_lengths(parts, COLUMN["s"], TERABYTE)
+
+
+def dictionary_size(parts: OrcParts) -> None:
+    parts.stripes[0].footer.columns[COLUMN["s"]].dictionarySize = 2**32 - 1
+
+
+def bombs() -> list[Bomb]:
+    out = [
+        tail_bomb("footer length 1 TB", postscript_edit(footerLength=TERABYTE), "do not fit a file"),
+        tail_bomb("metadata length 1 TB", postscript_edit(metadataLength=TERABYTE), "do not fit a file"),
+        tail_bomb("block size 1 TB", postscript_edit(compression=ZSTD, compressionBlockSize=TERABYTE), "block size"),
+        tail_bomb(
+            "footer rows disagree",
+            footer_edit(lambda f: setattr(f, "numberOfRows", 10**15)),
+            "stripes hold 1000 rows but the footer says the file has 1000000000000000",
+        ),
+        tail_bomb(
+            f"lists nested {10_000} deep",
+            lambda _: join_file(deep_lists(10_000)),
+            "schema is nested deeper than",
+        ),
+        tail_bomb(
+            "lists nested one level too deep",
+            lambda _: join_file(deep_lists(MAX_DEPTH)),
+            f"schema is nested deeper than {MAX_DEPTH} levels",
+        ),
+        Bomb(
+            "stripe data length 1 TB",
+            edited(stripe_data_length),
+            every(tuple(CALLS), "stripe 0", "outside the body"),
+        ),
+        Bomb(
+            "stream length 1 TB",
+            edited(stream_length),
+            every(
+                READS + FEW_ROWS + ("read_filters_columns", "stripe_footer", "explain"),
+                "stripe 0",
+                "past the end of the stripe",
+            ),
+            ok=("statistics", "stripe_statistics", "describe"),
+        ),
+    ]
+    # each column's readers: the first column with a stream too short for the rows fails
+    for name in ("s", "n", "l", "t", "f", "b", "y", "d", "m", "u", "bin", "dt"):
+        other = name not in COLUMN
+        out.append(
+            Bomb(
+                f"1000000000 rows, column {name}",
+                edited(declare_rows(10**9), other=other),
+                every(("read_columns", "read_category"), "stripe 0", "1000000000"),
+                column=name,
+            )
+        )
+    out.append(
+        Bomb(
+            "1000000000 rows, a row group per row",
+            edited(declare_rows(10**9, stride=1)),
+            every(READS, "stripe 0", "1000000000"),
+            ok=METADATA,
+        )
+    )
+    for codec_name, codec in CODECS.items():
+        # i == 5 holds in no row: the bloom filters of the uncompressed file rule out every row group, so that read
+        # never touches the bomb; without them (join_compressed drops indexes) the stripe is read
+        pruned = ("read_filters_columns",) if codec == NONE else ()
+        reads = READS + ("read_filters_columns",) * (codec != NONE)
+        for rows_declared in (10**9, 10**15, 2**64 - 1):
+            out.append(
+                Bomb(
+                    f"{rows_declared} rows, {codec_name}",
+                    edited(declare_rows(rows_declared), codec),
+                    every((*READS, "read_filters_columns"), "stripe", str(rows_declared)),
+                    ok=METADATA + FEW_ROWS,
+                )
+            )
+        out += [
+            Bomb(
+                f"list lengths add up to 10**12, {codec_name}",
+                edited(list_lengths, codec),
+                every(reads + FEW_ROWS, "stripe 0", f"column {COLUMN['l.elem']}", "DATA stream"),
+                column="l",
+                ok=METADATA + pruned,
+            ),
+            Bomb(
+                f"list lengths add up past 2**63, {codec_name}",
+                edited(list_lengths_wrap, codec),
+                every(reads + FEW_ROWS, "stripe 0", f"column {COLUMN['l']}", "LENGTH stream"),
+                column="l",
+                ok=METADATA + pruned,
+            ),
+            Bomb(
+                f"string lengths of 1 TB, {codec_name}",
+                edited(string_lengths, codec),
+                every(reads + FEW_ROWS, "stripe 0", f"column {COLUMN['s']}", "DATA stream"),
+                column="s",
+                ok=METADATA + pruned,
+            ),
+            Bomb(
+                f"dictionary of 2**32-1 entries, {codec_name}",
+                edited(dictionary_size, codec, dictionary=True),
+                every(
+                    reads + FEW_ROWS, "stripe 0", f"column {COLUMN['s']}", "LENGTH stream", "dictionary of 4294967295"
+                ),
+                column="s",
+                ok=METADATA + pruned,
+            ),
+        ]
+        if codec != NONE:
+            out.append(
+                Bomb(
+                    f"chunk header of 8 MiB, {codec_name}",
+                    edited(chunk_header, codec),
+                    every(reads + FEW_ROWS, "stripe 0", f"column {COLUMN['i']}", "declares"),
+                    ok=METADATA,
+                )
+            )
+    return out
+
+
+# -- running them -------------------------------------------------------------------------------------------------
+
+# The child: every call on the valid files first (kernels compiled or loaded, codecs imported), then the peak
+# resident memory as baseline, then every call on each hostile file with the peak after each.
+CHILD = """
+import json, resource, sys
+import orcjit
+from orcjit import OrcError
+
+def peak_mb():
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes on macOS, KiB elsewhere
+
+def call(code, path, column):
+    try:
+        eval(code, {"orcjit": orcjit, "path": path, "column": column})
+        return ["ok", ""]
+    except Exception as exc:
+        return [type(exc).__qualname__, str(exc)]
+
+manifest = json.load(open(sys.argv[1]))
+for path, column in manifest["valid"]:
+    for code in manifest["calls"].values():
+        call(code, path, column)
+baseline = peak_mb()
+out = {"baseline": baseline, "bombs": {}}
+for bomb in manifest["bombs"]:
+    results = {name: call(manifest["calls"][name], bomb["path"], bomb["column"]) for name in bomb["calls"]}
+    out["bombs"][bomb["name"]] = {"results": results, "peak": peak_mb()}
+print(json.dumps(out))
+"""
+
+BOMBS = bombs()
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Every bomb read every way in one child process: each call's outcome, and the peak memory after each."""
+    root = tmp_path_factory.mktemp("bombs")
+    valid = []
+    for name, data in [
+        ("direct", valid_file(False)),
+        ("dictionary", valid_file(True)),
+        *((f"direct-{c}", join_compressed(split_file(valid_file(False)), codec)) for c, codec in CODECS.items()),
+        *((f"dict-{c}", join_compressed(split_file(valid_file(True)), codec)) for c, codec in CODECS.items()),
+        ("other", other_file()),
+    ]:
+        path = root / f"valid-{name}.orc"
+        path.write_bytes(data)
+        valid.append((str(path), "b" if name == "other" else "l"))
+    entries = []
+    for i, bomb in enumerate(BOMBS):
+        path = root / f"bomb-{i}.orc"
+        path.write_bytes(bomb.make())
+        calls = sorted(set(bomb.errors) | set(bomb.ok))
+        entries.append({"name": bomb.name, "path": str(path), "column": bomb.column, "calls": calls})
+    manifest = root / "manifest.json"
+    manifest.write_text(json.dumps({"valid": valid, "calls": CALLS, "bombs": entries}))
+    # the timeout only keeps a hang from stalling the suite
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(manifest)], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("bomb", BOMBS, ids=[b.name for b in BOMBS])
+def test_bomb_fails_with_orc_error_and_small_memory(bomb: Bomb, outcomes: dict[str, Any]) -> None:
+    got = outcomes["bombs"][bomb.name]
+    for call, parts in bomb.errors.items():
+        kind, message = got["results"][call]
+        assert kind == "OrcError", (call, kind, message)
+        for part in parts:
+            assert part in message, (call, part, message)
+    for call in bomb.ok:
+        kind, message = got["results"][call]
+        assert kind == "ok", (call, kind, message)
+    growth = got["peak"] - outcomes["baseline"]
+    assert growth < MAX_GROWTH_MB, (bomb.name, got["peak"], outcomes["baseline"])
+
+
+def test_the_valid_files_read(tmp_path: Path) -> None:
+    """The files the bombs are made from read as pyorc wrote them, whatever the codec join_compressed uses."""
+    for dictionary in (False, True):
+        expected = orcjit.read_orc(valid_file(dictionary))
+        assert len(expected) == len(rows())
+        for codec in CODECS.values():
+            data = join_compressed(split_file(valid_file(dictionary)), codec)
+            with orcjit.ORCFile(data) as f:
+                assert f.compression == {v: k for k, v in CODECS.items()}[codec]
+                assert f.read().equals(expected)
+                assert f.read_rows(150, 160).reset_index(drop=True).equals(expected[150:160].reset_index(drop=True))
+
+
+# -- schemas nested to the limit ----------------------------------------------------------------------------------
+
+
+def from_deep_stack(frames: int, fn: Callable[[], Any]) -> Any:
+    """``fn()`` called ``frames`` Python frames further down the stack: room left for callers of orcjit."""
+    if frames <= 0:
+        return fn()
+    return from_deep_stack(frames - 1, fn)
+
+
+def unwrap(value: Any) -> tuple[int, Any]:
+    """How many one-element lists (or single-field dicts) wrap ``value``, and what is inside."""
+    depth = 0
+    while isinstance(value, (list, dict)) or hasattr(value, "tolist"):
+        value = value.tolist() if hasattr(value, "tolist") else value
+        (value,) = value.values() if isinstance(value, dict) else value
+        depth += 1
+    return depth, value
+
+
+@pytest.mark.parametrize("make", [deep_lists, deep_structs], ids=["lists", "structs"])
+def test_schemas_nested_to_the_limit_read(make: Callable[[int], OrcParts]) -> None:
+    """A leaf ``MAX_DEPTH`` levels below the root reads every way, with 300 frames of the stack already used."""
+    data = join_file(make(MAX_DEPTH - 1))
+    with orcjit.ORCFile(data) as f:
+        assert f.schema.column(MAX_DEPTH).kind == "int"
+        assert str(f.schema).count("<") == MAX_DEPTH
+        for backend in (None, "numpy_nullable", "pyarrow"):
+            frame = from_deep_stack(300, lambda: f.read(dtype_backend=backend))  # noqa: B023
+            assert unwrap(frame.iloc[0, 0]) == (MAX_DEPTH - 1, 7)
+        table = from_deep_stack(300, f.read_arrow)
+        assert unwrap(table.column(0).to_pylist()[0]) == (MAX_DEPTH - 1, 7)
+        rows_read = from_deep_stack(300, lambda: f.read_rows(0, 1))
+        assert unwrap(rows_read.iloc[0, 0]) == (MAX_DEPTH - 1, 7)
+        assert from_deep_stack(300, lambda: f.schema.to_dict())["id"] == 0
+        assert len(from_deep_stack(300, lambda: f.statistics)) == MAX_DEPTH + 1
+        assert "struct<" in from_deep_stack(300, lambda: repr(f))
+
+
+def test_schema_nested_past_the_limit_fails_before_reading() -> None:
+    """One level more, and opening the file fails: nothing recurses over the tree."""
+    for make in (deep_lists, deep_structs):
+        with pytest.raises(
+            OrcError, match=f"schema is nested deeper than {MAX_DEPTH} levels at column {MAX_DEPTH + 1}"
+        ):
+            orcjit.ORCFile(join_file(make(MAX_DEPTH)))
