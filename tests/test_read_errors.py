@@ -369,3 +369,25 @@ def test_errors_of_every_stripe_name_it(valid_files: dict[str, bytes], tmp_path:
     raises(join_file(parts), tmp_path, "stripe 1", f"column {COLUMN['i']}", "cannot use DICTIONARY")
     with ORCFile(join_file(parts)) as f:
         assert len(f.read_stripe(0)) == ROWS  # the first stripe still reads
+
+
+@pytest.mark.parametrize("name", ["direct", "dictionary"])
+def test_string_that_is_not_utf8(valid_files: dict[str, bytes], tmp_path: Path, name: str) -> None:
+    """pandas' str and Arrow's string assume UTF-8: a bad string is an error here, not a DataFrame that fails later
+    (pyarrow's to_pandas raises 'Wrapping ... failed')."""
+    parts = split_file(valid_files[name])
+    stripe = parts.stripes[0]
+    kind = DATA if name == "direct" else DICTIONARY_DATA
+    stream = stripe.streams[stripe.find(COLUMN["s"], kind)]
+    at = stream.data.index("ü".encode())
+    stream.data = stream.data[:at] + b"\xfc" + stream.data[at + 1 :]  # the lead byte of a six-byte form
+    item = "value" if name == "direct" else "dictionary entry"
+    raises(join_file(parts), tmp_path, "stripe 0", f"column {COLUMN['s']}", f"{item} ", "is not valid UTF-8")
+    # the other columns read
+    assert list(orcjit.read_orc(join_file(parts), columns=["i"]).columns) == ["i"]
+
+
+def test_binary_is_not_checked_as_utf8(tmp_path: Path) -> None:
+    values = [b"\xff\xfe", b"ok", b"\xc3", b""]
+    path = write_pyorc(tmp_path / "binary.orc", "struct<b:binary>", [(v,) for v in values], compression="none")
+    assert orcjit.read_orc(path)["b"].tolist() == values

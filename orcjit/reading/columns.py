@@ -20,6 +20,7 @@ from ..kernels.present import lengths_to_offsets
 from ..kernels.status import BAD_VALUE, OVERFLOW
 from ..kernels.strings import gather_strings, gathered_size
 from ..kernels.timestamp import combine_timestamp
+from ..kernels.utf8 import check_utf8
 from ..schema import TypeNode
 from .limits import INTEGERS_PER_BYTE, allocate
 from .streams import DATA, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams
@@ -174,6 +175,8 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
         data = streams.open(col, DATA).raw(int(offsets[-1]))
         if offsets[-1] > len(data):
             raise OrcError(f"{streams.where(col, DATA)}: LENGTH needs {offsets[-1]} bytes, DATA holds {len(data)}")
+        if node.kind != "binary":
+            check_utf8(offsets, data, streams.where(col, DATA))
         return ColumnVector(node, count, valid, offsets=offsets, data=data)
 
     size = streams.encoding(col).dictionary_size or 0
@@ -187,6 +190,8 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
         raise OrcError(
             f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
         )
+    # every row's string is an entry: checking the entries checks them all
+    check_utf8(dict_offsets, dict_data, streams.where(col, DICTIONARY_DATA), "dictionary entry")
     what = streams.where(col, DATA)
     dense = streams.open(col, DATA).integers(nn, False, _v2(enc))
     if nn and (dense.min() < 0 or dense.max() >= size):
