@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from ._proto import orc_proto_pb2 as pb
-from .compression import CODEC_NAMES, NONE, decompress_stream
+from .compression import CODEC_NAMES, NONE, decompress_stream, iter_chunks, stream_capacity
 from .errors import OrcError
 from .sources import ByteSource
 
-__all__ = ["FileTail", "parse_message", "read_tail"]
+__all__ = ["FileTail", "decompress_message", "parse_message", "read_tail"]
 
 TAIL_READ_SIZE = 16 * 1024
 HEADER = b"ORC"
@@ -24,6 +24,10 @@ HEADER = b"ORC"
 DEFAULT_BLOCK_SIZE = 256 * 1024
 # the 3-byte chunk header holds a 23-bit length; block sizes past this are corruption or hostility
 MAX_BLOCK_SIZE = (1 << 23) - 1
+# the largest protobuf message (Footer, Metadata, StripeFooter, RowIndex) ORC Java, ORC C++ and Trino parse: a
+# few KB of compression chunks can expand to far more, which no writer's reader would accept
+MAX_MESSAGE_SIZE = 1 << 30
+HEADER_SIZE = 3
 
 
 def parse_message(cls, data: bytes, what: str):  # type: ignore[no-untyped-def]
@@ -69,11 +73,39 @@ class FileTail:
         """Decompress a stream of this file: read-only bytes, or a view when nothing needed decompressing."""
         return decompress_stream(data, self.compression, self.block_size, what)
 
+    def decompress_message(self, data: bytes | memoryview, what: str) -> bytes | memoryview:
+        """Decompress a protobuf section of this file (footer, metadata, stripe footer, row index), refusing to
+        expand it past :data:`MAX_MESSAGE_SIZE`."""
+        return decompress_message(data, self.compression, self.block_size, what)
+
     def metadata(self) -> pb.Metadata:
         """Parse the Metadata section (stripe statistics)."""
         offset = self.content_end
-        raw = self.decompress(self.metadata_bytes, f"metadata at offset {offset}")
+        raw = self.decompress_message(self.metadata_bytes, f"metadata at offset {offset}")
         return parse_message(pb.Metadata, raw, f"metadata at offset {offset}")
+
+
+def decompress_message(data: bytes | memoryview, codec: int, block_size: int, what: str) -> bytes | memoryview:
+    """Decompress the protobuf message ``data``, or raise OrcError once it expands past :data:`MAX_MESSAGE_SIZE`.
+
+    A message whose chunks may expand past the limit is decompressed a chunk at a time, so that memory stays
+    within the limit whatever the chunks hold.
+    """
+    if codec == NONE or stream_capacity(data, block_size) <= MAX_MESSAGE_SIZE:
+        out = decompress_stream(data, codec, block_size, what)
+    else:
+        parts = bytearray()
+        view = memoryview(data).cast("B")
+        for pos, _, chunk in iter_chunks(view, block_size, what):
+            parts += decompress_stream(view[pos : pos + HEADER_SIZE + len(chunk)], codec, block_size, what)
+            if len(parts) > MAX_MESSAGE_SIZE:
+                break
+        out = memoryview(parts).toreadonly()
+    if len(out) > MAX_MESSAGE_SIZE:
+        raise OrcError(
+            f"{what}: decompresses to more than {MAX_MESSAGE_SIZE} bytes, the largest message ORC readers parse"
+        )
+    return out
 
 
 def read_tail(source: ByteSource) -> FileTail:
@@ -134,7 +166,7 @@ def read_tail(source: ByteSource) -> FileTail:
     tail = buf[len(buf) - tail_len :]
     metadata_bytes = tail[:metadata_len]
     footer_offset = size - 1 - ps_len - footer_len
-    footer_raw = decompress_stream(
+    footer_raw = decompress_message(
         tail[metadata_len : metadata_len + footer_len],
         compression,
         block_size,

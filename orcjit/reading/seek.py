@@ -76,7 +76,7 @@ def read_row_positions(
     for s in missing:
         what = f"{where}, column {s.column} ROW_INDEX stream at offset {s.offset}"
         raw = _slice(fetched, s.offset, s.length)
-        table = parse_row_index(tail.decompress(bytes(raw), what) if compressed else raw, what, entries=groups)
+        table = parse_row_index(tail.decompress_message(raw, what) if compressed else raw, what, entries=groups)
         if table is None:
             return None
         tables[s.column] = table
