@@ -31,9 +31,12 @@ import pytest
 import zstandard
 
 import orcjit
+import orcjit.tail
 from orcjit import OrcError
 from orcjit._proto import orc_proto_pb2 as pb
+from orcjit.compression import stream_capacity
 from orcjit.schema import MAX_DEPTH
+from orcjit.tail import decompress_message
 from tests.factory import write_pyorc
 from tests.rle_v2_reference import delta
 from tests.test_read_errors import (
@@ -80,11 +83,12 @@ def compress(data: bytes, codec: int, block_size: int = BLOCK_SIZE) -> bytes:
     return bytes(out)
 
 
-def join_compressed(parts: OrcParts, codec: int) -> bytes:
+def join_compressed(parts: OrcParts, codec: int, block_size: int = BLOCK_SIZE, metadata: bytes | None = None) -> bytes:
     """The file of ``parts`` compressed with ``codec``, as :func:`join_file` writes it uncompressed.
 
     Row indexes and bloom filters are left out (their positions would have to name compressed chunks), and the
-    Footer says there is no row index, so seeks start from a stripe's first row.
+    Footer says there is no row index, so seeks start from a stripe's first row. ``metadata`` replaces the
+    compressed Metadata section.
     """
     if codec == NONE:
         return join_file(parts)
@@ -120,13 +124,14 @@ def join_compressed(parts: OrcParts, codec: int) -> bytes:
     footer.rowIndexStride = 0
     del footer.stripes[:]
     footer.stripes.extend(infos)
-    metadata = compress(parts.metadata, codec)
+    if metadata is None:
+        metadata = compress(parts.metadata, codec)
     out += metadata
     footer_bytes = compress(footer.SerializeToString(), codec)
     out += footer_bytes
     postscript = copy.deepcopy(parts.postscript)
     postscript.compression = codec
-    postscript.compressionBlockSize = BLOCK_SIZE
+    postscript.compressionBlockSize = block_size
     postscript.footerLength = len(footer_bytes)
     postscript.metadataLength = len(metadata)
     ps_bytes = postscript.SerializeToString()
@@ -391,6 +396,34 @@ def dictionary_size(parts: OrcParts) -> None:
     parts.stripes[0].footer.columns[COLUMN["s"]].dictionarySize = 2**32 - 1
 
 
+# the child lowers orcjit.tail.MAX_MESSAGE_SIZE to this, so that a message expanding past it costs little memory
+MESSAGE_LIMIT = 16 << 20
+LARGEST_BLOCK = (1 << 23) - 1
+
+
+def expanding_chunks(total: int) -> bytes:
+    """ZSTD chunks of a few hundred bytes, each expanding to a whole block of the largest size, ``total`` bytes in
+    all."""
+    frame = zstandard.ZstdCompressor(level=19).compress(bytes(LARGEST_BLOCK))
+    chunk = (2 * len(frame)).to_bytes(3, "little") + frame
+    return chunk * -(-total // LARGEST_BLOCK)
+
+
+def expanding_footer() -> bytes:
+    """A file whose footer is chunks expanding to twice the message limit."""
+    footer = expanding_chunks(2 * MESSAGE_LIMIT)
+    postscript = pb.PostScript(
+        footerLength=len(footer), compression=ZSTD, compressionBlockSize=LARGEST_BLOCK, magic="ORC", version=[0, 12]
+    ).SerializeToString()
+    return b"ORC" + footer + postscript + bytes([len(postscript)])
+
+
+def expanding_metadata() -> bytes:
+    """A valid file but for its Metadata section: chunks expanding to twice the message limit."""
+    parts = split_file(valid_file(False))
+    return join_compressed(parts, ZSTD, LARGEST_BLOCK, metadata=expanding_chunks(2 * MESSAGE_LIMIT))
+
+
 def bombs() -> list[Bomb]:
     out = [
         tail_bomb("footer length 1 TB", postscript_edit(footerLength=TERABYTE), "do not fit a file"),
@@ -410,6 +443,18 @@ def bombs() -> list[Bomb]:
             "lists nested one level too deep",
             lambda _: join_file(deep_lists(MAX_DEPTH)),
             f"schema is nested deeper than {MAX_DEPTH} levels",
+        ),
+        Bomb(
+            "footer expanding past the message limit",
+            expanding_footer,
+            every(tuple(CALLS), "footer", "decompresses to more"),
+        ),
+        Bomb(
+            "metadata expanding past the message limit",
+            expanding_metadata,
+            # stripe statistics that cannot be read do not stop a filtered read: it decides by what else it has
+            every(("stripe_statistics",), "metadata", "decompresses to more"),
+            ok=(*READS, "statistics", "stripe_footer", "explain", "describe", "read_rows_first"),
         ),
         Bomb(
             "stripe data length 1 TB",
@@ -510,7 +555,7 @@ def bombs() -> list[Bomb]:
 # resident memory as baseline, then every call on each hostile file with the peak after each.
 CHILD = """
 import json, resource, sys
-import orcjit
+import orcjit, orcjit.tail
 from orcjit import OrcError
 
 def peak_mb():
@@ -525,6 +570,7 @@ def call(code, path, column):
         return [type(exc).__qualname__, str(exc)]
 
 manifest = json.load(open(sys.argv[1]))
+orcjit.tail.MAX_MESSAGE_SIZE = manifest["message_limit"]
 for path, column in manifest["valid"]:
     for code in manifest["calls"].values():
         call(code, path, column)
@@ -561,7 +607,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         calls = sorted(set(bomb.errors) | set(bomb.ok))
         entries.append({"name": bomb.name, "path": str(path), "column": bomb.column, "calls": calls})
     manifest = root / "manifest.json"
-    manifest.write_text(json.dumps({"valid": valid, "calls": CALLS, "bombs": entries}))
+    manifest.write_text(json.dumps({"valid": valid, "calls": CALLS, "bombs": entries, "message_limit": MESSAGE_LIMIT}))
     # the timeout only keeps a hang from stalling the suite
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(manifest)], capture_output=True, text=True, timeout=600, check=False
@@ -645,3 +691,24 @@ def test_schema_nested_past_the_limit_fails_before_reading() -> None:
             OrcError, match=f"schema is nested deeper than {MAX_DEPTH} levels at column {MAX_DEPTH + 1}"
         ):
             orcjit.ORCFile(join_file(make(MAX_DEPTH)))
+
+
+# -- protobuf sections: decompressed a chunk at a time past the limit ----------------------------------------------
+
+
+def test_messages_decompress_chunk_by_chunk_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks that could expand past the message limit (each may fill a block) are decompressed one at a time: the
+    same bytes as at once while they stay under it, OrcError once past it."""
+    monkeypatch.setattr(orcjit.tail, "MAX_MESSAGE_SIZE", 100_000)
+    data = bytes(random.Random(1).getrandbits(8) % 16 for _ in range(150_000))
+    for codec in (ZLIB, ZSTD):
+        small = compress(data[:50_000], codec, block_size=5_000)  # 10 chunks: room for 640 KB of 64 KiB blocks
+        assert stream_capacity(small, BLOCK_SIZE) > orcjit.tail.MAX_MESSAGE_SIZE
+        out = decompress_message(small, codec, BLOCK_SIZE, "footer")
+        assert bytes(out) == data[:50_000]
+        large = compress(data, codec, block_size=5_000)
+        with pytest.raises(OrcError, match="footer: decompresses to more than 100000 bytes"):
+            decompress_message(large, codec, BLOCK_SIZE, "footer")
+    assert decompress_message(data[:50_000], NONE, BLOCK_SIZE, "footer") == data[:50_000]
+    with pytest.raises(OrcError, match="decompresses to more than"):
+        decompress_message(data, NONE, BLOCK_SIZE, "footer")
