@@ -46,7 +46,7 @@ class RowGroupVerdict:
 def _read_stream(source: Any, tail: FileTail, stripe: StripeInfo, s: Any) -> bytes:
     raw = source.read(s.offset, s.length)
     what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"
-    return tail.decompress(raw, what) if tail.compression else raw
+    return tail.decompress_message(raw, what) if tail.compression else raw
 
 
 def evaluate_row_groups(
