@@ -391,3 +391,17 @@ def test_binary_is_not_checked_as_utf8(tmp_path: Path) -> None:
     values = [b"\xff\xfe", b"ok", b"\xc3", b""]
     path = write_pyorc(tmp_path / "binary.orc", "struct<b:binary>", [(v,) for v in values], compression="none")
     assert orcjit.read_orc(path)["b"].tolist() == values
+
+
+def test_footer_without_a_row_count(valid_files: dict[str, bytes]) -> None:
+    """numberOfRows is optional in the Footer: the stripes' rows stand in for it."""
+    parts = split_file(valid_files["direct"])
+    parts.footer.ClearField("numberOfRows")
+    with ORCFile(join_file(parts)) as f:
+        assert f.nrows == ROWS == len(f.read())
+
+
+def test_footer_row_count_disagreeing_with_the_stripes(valid_files: dict[str, bytes], tmp_path: Path) -> None:
+    parts = split_file(valid_files["direct"])
+    parts.footer.numberOfRows = ROWS + 1
+    raises(join_file(parts), tmp_path, f"stripes hold {ROWS} rows but the footer says the file has {ROWS + 1}")
