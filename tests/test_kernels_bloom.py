@@ -983,3 +983,28 @@ def test_spark_file(spark_file: Path) -> None:
 @pytest.mark.filterwarnings(SPARK_PANDAS_WARNING)
 def test_spark_false_positive_rate(spark_file: Path) -> None:
     check_fpp(spark_file, 10)
+
+
+@pytest.mark.parametrize("field", ["utf8bitset", "bitset"])
+def test_filters_of_different_sizes_are_refused_before_padding(field: str) -> None:
+    """Stacking pads every filter to the widest: 4,000 one-long filters beside one of 64 Ki longs would ask for
+    2 GB from a 600 KB stream. Writers give a stripe's filters one size, so that is refused first."""
+    index = pb.BloomFilterIndex()
+    for _ in range(4000):
+        entry = index.bloomFilter.add(numHashFunctions=1)
+        if field == "utf8bitset":
+            entry.utf8bitset = b"\xff" * 8
+        else:
+            entry.bitset.append(0xFF)
+    wide = index.bloomFilter.add(numHashFunctions=3)
+    if field == "utf8bitset":
+        wide.utf8bitset = b"\x01" * (8 << 16)
+    else:
+        wide.bitset.extend([1] * (1 << 16))
+    raw = index.SerializeToString()
+    with pytest.raises(OrcError, match=r"4001 bloom filters of up to 4194304 bits need more room than the \d+ bytes"):
+        read_bloom_filter_index(raw, "bloom filter index")
+    # filters of one size stack as before
+    del index.bloomFilter[-1]
+    bits2d, num_bits, ks = read_bloom_filter_index(index.SerializeToString())
+    assert bits2d.shape == (4000, 1) and (num_bits == 64).all() and (ks == 1).all()

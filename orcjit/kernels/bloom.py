@@ -444,6 +444,7 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                 and ks.min() >= 1
                 and (ks <= np.minimum(num_bits, MAX_HASH_FUNCTIONS)).all()
             ):
+                _check_padding(n, width, buf.size, what)
                 bits2d = np.zeros((n, width), dtype=np.uint64)
                 rows = bits2d.view(np.uint8)
                 for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
@@ -451,7 +452,23 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                 if sys.byteorder != "little":  # pragma: no cover - the bytes are little-endian longs
                     bits2d.byteswap(inplace=True)
                 return bits2d, num_bits, ks
-    return stack_filters(parse_bloom_filter_index(raw, what))
+    entries = parse_bloom_filter_index(raw, what)
+    _check_padding(len(entries), max((bits.size for _, bits in entries), default=0), len(raw), what)
+    return stack_filters(entries)
+
+
+def _check_padding(n: int, width: int, nbytes: int, what: str) -> None:
+    """Refuse to pad ``n`` filters to ``width`` longs each when that needs more bytes than the stream holds.
+
+    A writer gives every row group of a stripe's column a filter of the same size, so stacking them takes no more
+    memory than their bytes; filters of different sizes, a wide one among many tiny ones, would make the padding a
+    memory bomb (a 1 MB stream asking for gigabytes).
+    """
+    if n * width * 8 > nbytes:
+        raise OrcError(
+            f"{what}: {n} bloom filters of up to {64 * width} bits need more room than the {nbytes} bytes they "
+            "came in: their sizes differ, which no writer does"
+        )
 
 
 def filters_may_contain(stacked: tuple[np.ndarray, np.ndarray, np.ndarray], hashes: Sequence[int] | None) -> np.ndarray:
