@@ -359,11 +359,20 @@ def parse_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> li
     return entries
 
 
-def stack_filters(entries: Sequence[tuple[int, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def stack_filters(
+    entries: Sequence[tuple[int, np.ndarray]], what: str = "bloom filter index"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(bits2d, num_bits, ks)`` for :func:`bloom_test_filters` from ``(k, longs)`` entries (e.g. every row group
-    of a column across stripes). Filters of different sizes are padded with zeros; each keeps its own ``m``."""
+    of a column across stripes). Filters of different sizes are padded with zeros; each keeps its own ``m``.
+
+    Raises
+    ------
+    OrcError
+        If the padding would take far more memory than the filters' own bits (see :func:`_check_padding`).
+    """
     n = len(entries)
     width = max((bits.size for _, bits in entries), default=0)
+    _check_padding(n, width, 8 * sum(bits.size for _, bits in entries), what)
     bits2d = np.zeros((n, width), dtype=np.uint64)
     num_bits = np.zeros(n, dtype=np.int64)
     ks = np.zeros(n, dtype=np.int64)
@@ -444,7 +453,7 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                 and ks.min() >= 1
                 and (ks <= np.minimum(num_bits, MAX_HASH_FUNCTIONS)).all()
             ):
-                _check_padding(n, width, buf.size, what)
+                _check_padding(n, width, int(lengths.sum()), what)
                 bits2d = np.zeros((n, width), dtype=np.uint64)
                 rows = bits2d.view(np.uint8)
                 for i, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
@@ -452,22 +461,20 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                 if sys.byteorder != "little":  # pragma: no cover - the bytes are little-endian longs
                     bits2d.byteswap(inplace=True)
                 return bits2d, num_bits, ks
-    entries = parse_bloom_filter_index(raw, what)
-    _check_padding(len(entries), max((bits.size for _, bits in entries), default=0), len(raw), what)
-    return stack_filters(entries)
+    return stack_filters(parse_bloom_filter_index(raw, what), what)
 
 
 def _check_padding(n: int, width: int, nbytes: int, what: str) -> None:
-    """Refuse to pad ``n`` filters to ``width`` longs each when that needs more bytes than the stream holds.
+    """Refuse to pad ``n`` filters to ``width`` longs each when that takes far more memory than their ``nbytes``.
 
-    A writer gives every row group of a stripe's column a filter of the same size, so stacking them takes no more
-    memory than their bytes; filters of different sizes, a wide one among many tiny ones, would make the padding a
-    memory bomb (a 1 MB stream asking for gigabytes).
+    A writer gives every row group of a stripe's column a filter of the same size, so stacking them costs no more
+    than their bytes; a wide filter among many tiny ones would make the padding a memory bomb (a 1 MB stream asking
+    for gigabytes). Twice the bytes plus a mebibyte leaves room for any mix a writer could have a reason for.
     """
-    if n * width * 8 > nbytes:
+    if n * width * 8 > 2 * nbytes + (1 << 20):
         raise OrcError(
-            f"{what}: {n} bloom filters of up to {64 * width} bits need more room than the {nbytes} bytes they "
-            "came in: their sizes differ, which no writer does"
+            f"{what}: padding {n} bloom filters of {nbytes} bytes to the widest ({64 * width} bits) would take "
+            f"{n * width * 8} bytes; writers give a stripe's filters one size"
         )
 
 
