@@ -384,7 +384,7 @@ class ORCFile:
             total += run.count
         got.first_rows = [r.stripe.first_row + r.first for r in runs]
         got.row_counts = [r.count for r in runs]
-        outputs = allocate_outputs(output.fields, total)
+        outputs = allocate_outputs(output.fields, total, runs, self._source.name)
         root = self.schema.column_id
         groups = [
             {root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected}
@@ -452,9 +452,7 @@ class ORCFile:
             # no columns, but one row per row read, as pandas.read_orc gives
             frame = pd.DataFrame(index=pd.RangeIndex(sum(got.row_counts)), columns=pd.Index([], dtype=object))
         if file_row_index and got.row_counts:
-            frame.index = pd.Index(
-                np.concatenate([np.arange(r, r + n) for r, n in zip(got.first_rows, got.row_counts, strict=True)])
-            )
+            frame.index = _file_rows(got.first_rows, got.row_counts)
         if got.filtered:
             frame = frame[got.mask()]
             if not file_row_index:
@@ -571,6 +569,9 @@ class ORCFile:
         output, _, _ = guard_read(
             self.encryption, check_encrypted_mode(encrypted), self.schema, output, output, None, self._source.name
         )
+        if not output.fields:
+            # no columns, but one row per row in the range, as read() gives
+            return pd.DataFrame(index=pd.RangeIndex(start, stop), columns=pd.Index([], dtype=object))
         parts: list[list[ColumnVector]] = []
         for stripe in self._stripes:
             lo, hi = max(start, stripe.first_row), min(stop, stripe.first_row + stripe.rows)
@@ -696,6 +697,14 @@ class ORCFile:
             f"<orcjit.ORCFile {self._source.name!r} rows={self.nrows} stripes={self.nstripes} "
             f"compression={self.compression} schema={self.schema}>"
         )
+
+
+def _file_rows(first_rows: Sequence[int], counts: Sequence[int]) -> pd.Index:
+    """The file row numbers of runs of rows: a RangeIndex when the runs follow each other (no array of the rows,
+    whose count a hostile file declares), else the runs' numbers."""
+    if all(first_rows[i] + counts[i] == first_rows[i + 1] for i in range(len(first_rows) - 1)):
+        return pd.RangeIndex(first_rows[0], first_rows[-1] + counts[-1])
+    return pd.Index(np.concatenate([np.arange(r, r + n) for r, n in zip(first_rows, counts, strict=True)]))
 
 
 def _runs(keep: np.ndarray) -> list[tuple[int, int]]:

@@ -143,7 +143,7 @@ def read_stripe_footer(source: Any, tail: FileTail, stripe: StripeInfo, ncolumns
     """
     what = f"{source.name}: stripe {stripe.index} footer at offset {stripe.footer_offset}"
     raw = source.read(stripe.footer_offset, stripe.footer_length)
-    msg = parse_message(pb.StripeFooter, tail.decompress(raw, what), what)
+    msg = parse_message(pb.StripeFooter, tail.decompress_message(raw, what), what)
     streams = []
     pos = stripe.offset
     end = stripe.offset + stripe.index_length + stripe.data_length

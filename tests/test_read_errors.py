@@ -19,6 +19,7 @@ import pytest
 import orcjit
 from orcjit import OrcError, ORCFile
 from orcjit._proto import orc_proto_pb2 as pb
+from tests import rle_v2_reference as v2
 from tests.factory import write_pyorc
 
 PRESENT, DATA, LENGTH, DICTIONARY_DATA = 0, 1, 2, 3
@@ -405,3 +406,15 @@ def test_footer_row_count_disagreeing_with_the_stripes(valid_files: dict[str, by
     parts = split_file(valid_files["direct"])
     parts.footer.numberOfRows = ROWS + 1
     raises(join_file(parts), tmp_path, f"stripes hold {ROWS} rows but the footer says the file has {ROWS + 1}")
+
+
+def test_list_longer_than_arrow_holds(tmp_path: Path) -> None:
+    """Elements of struct<> have no bytes, so nothing bounds how many a list claims; Arrow lists stop at 2**31 - 1."""
+    path = write_pyorc(tmp_path / "lists.orc", "struct<l:array<struct<>>>", [([()] * 2,), ([()],)], compression="none")
+    parts = split_file(path.read_bytes())
+    stripe = parts.stripes[0]
+    stripe.streams[stripe.find(1, LENGTH)].data = v2.direct([1 << 30, 1 << 30], signed=False)
+    with ORCFile(join_file(parts)) as f:
+        for read in (f.read, f.read_arrow):
+            with pytest.raises(OrcError, match=r"column 'l': 2147483648 array elements in one stripe are more than"):
+                read()

@@ -405,6 +405,16 @@ def test_read_rows_columns_and_backends(multi_stripe_file: Path) -> None:
         assert cats["str"].astype(object).equals(f.read(columns=["str"])["str"].iloc[start:stop].astype(object))
 
 
+def test_read_rows_without_columns_counts_rows(multi_stripe_file: Path) -> None:
+    """As read(columns=[]) and pandas.read_orc(columns=[]): no columns, one row per row of the range."""
+    with ORCFile(multi_stripe_file) as f:
+        start, stop = f.stripes[0].first_row + 7, f.stripes[2].first_row + 45
+        part = f.read_rows(start, stop, columns=[])
+        assert part.shape == (stop - start, 0)
+        assert list(part.index) == list(range(start, stop))
+        assert f.read_rows(f.nrows - 3, f.nrows + 10, columns=[]).shape == (3, 0)
+
+
 def test_read_rows_edges(multi_stripe_file: Path) -> None:
     with ORCFile(multi_stripe_file) as f:
         full = f.read(dtype_backend="pyarrow")

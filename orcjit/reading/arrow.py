@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OrcError
 from ..schema import TypeNode
 from .columns import DEFAULT_DECIMAL
 from .vector import ColumnVector
@@ -119,6 +120,11 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
     if kind in ("array", "map"):
         # list and map offsets start at 0 and end at their children's length: stripes are decoded whole
         offsets = vec.offsets
+        if offsets[-1] - offsets[0] >= 2**31:
+            raise OrcError(
+                f"column {vec.node.path!r}: {int(offsets[-1] - offsets[0])} {kind} elements in one stripe are more "
+                "than an Arrow list holds (2**31 - 1)"
+            )
         if kind == "array":
             child = to_arrow(vec.children[0], type_.value_type)
             return pa.Array.from_buffers(type_, n, [validity, _offsets32(offsets)], nulls, children=[child])
