@@ -117,12 +117,21 @@ PEOPLE_SCHEMA = (
 )
 
 
+def forget_key_providers(spark: Any) -> None:
+    """Empty ORC Java's cache of key providers: it keeps one per kind for the JVM's life, so a provider made by an
+    earlier test in the session (a NullKeyProvider, without the test KMS) would answer for ours."""
+    cache = spark._jvm.java.lang.Class.forName("org.apache.orc.impl.CryptoUtils").getDeclaredField("keyProviderCache")
+    cache.setAccessible(True)
+    cache.get(None).clear()
+
+
 @pytest.fixture(scope="module")
 def spark_file(spark: Any, kms: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """ORC Java's file (zstd, three stripes, row index every 1,000 rows) with ``ssn`` and ``email`` encrypted
     under key ``pii`` and the nested ``address.zip`` and ``salary`` under ``credit``; masks nullify ``ssn`` and
     ``address.zip``, hash ``email`` with SHA-256 and redact ``salary``."""
     out = tmp_path_factory.mktemp("encrypted") / "people"
+    forget_key_providers(spark)
     (
         spark.createDataFrame(people(), PEOPLE_SCHEMA)
         .coalesce(1)
@@ -279,6 +288,7 @@ def test_masked_is_what_readers_without_the_key_return(spark: Any, kms: str, spa
     assert java.ssn.isna().all() and java.zip.isna().all()
     assert list(java.email) == list(got.email) and list(java.salary) == list(got.salary)
     # and ORC Java with the key reads the real values, so the masked ones really stand in for them
+    forget_key_providers(spark)
     real = spark.read.option("hadoop.security.key.provider.path", kms).option("orc.key.provider", "hadoop")
     real = real.orc(str(spark_file)).select("id", "ssn", "salary").orderBy("id").toPandas()
     assert list(real.salary) == [r[6] for r in people()]
