@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import OrcError
 from .codecs import CODEC_NAMES, NONE, decoder
 
-__all__ = ["CODEC_NAMES", "NONE", "decompress_stream", "iter_chunks", "stream_capacity"]
+__all__ = ["CODEC_NAMES", "NONE", "decompress_head", "decompress_stream", "iter_chunks", "stream_capacity"]
 
 HEADER_SIZE = 3
 # A stream's buffer is allocated whole when the most its chunks may hold is at most EAGER_RATIO times its stored
@@ -93,18 +93,61 @@ def decompress_stream(
     """
     if codec == NONE:
         return data
-    view = memoryview(data).cast("B")
+    return _decompress(memoryview(data).cast("B"), codec, block_size, what, buffer, None)[0]
+
+
+def decompress_head(
+    data: bytes | memoryview, codec: int, block_size: int, what: str, budget: int
+) -> tuple[bytes | memoryview, int]:
+    """Decompress the chunks at the start of a stream for as long as they stay within ``budget`` bytes in all.
+
+    A chunk that could expand past what is left of the budget is decompressed at most that far: one that
+    expands further, or fails to decompress within it, is left with the chunks after it, for whoever reads on
+    to decompress (and report, if it is corrupt) once decoding needs it.
+
+    Parameters
+    ----------
+    data, codec, block_size, what
+        As for :func:`decompress_stream`.
+    budget : int
+        The most bytes to decompress.
+
+    Returns
+    -------
+    bytes or memoryview
+        The decompressed bytes of the chunks that fit, read-only (``data`` itself for codec NONE).
+    int
+        The offset in ``data`` of the first chunk left: ``len(data)`` when every chunk fit.
+
+    Raises
+    ------
+    OrcError
+        If the framing of a chunk reached is broken, or a chunk that fits the budget fails to decompress.
+    """
+    if codec == NONE:
+        return data, len(data)
+    return _decompress(memoryview(data).cast("B"), codec, block_size, what, None, budget)
+
+
+def _decompress(
+    view: memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None, budget: int | None
+) -> tuple[memoryview, int]:
     bound = stream_capacity(view, block_size)
+    if budget is not None:
+        bound = min(bound, budget + 1)  # the spare byte a codec may write past its limit
     out = buffer if buffer is not None and len(buffer) >= bound else None
     buf = memoryview(b"" if out is None else out)
     used = 0
     for pos, is_original, chunk in iter_chunks(view, block_size, what):
+        room = block_size if budget is None else min(block_size, budget - used)
+        if budget is not None and (len(chunk) if is_original else 1) > room:
+            return _result(out, buffer, buf, used), pos
         if is_original and len(chunk) + HEADER_SIZE == len(view):
-            return chunk.toreadonly()  # the whole stream, stored as it is
+            return chunk.toreadonly(), len(view)  # the whole stream, stored as it is
         if out is None:
             out = np.empty(min(bound, max(EAGER_BYTES, EAGER_RATIO * len(view))), dtype=np.uint8)
             buf = memoryview(out)
-        need = used + (len(chunk) if is_original else block_size + 1)
+        need = used + (len(chunk) if is_original else room + 1)
         if need > len(out):
             out = _grow(out, used, min(bound, max(need, 2 * len(out))))
             buf = memoryview(out)
@@ -113,10 +156,16 @@ def decompress_stream(
             used += len(chunk)
             continue
         try:
-            used += decoder(codec)(chunk, buf[used:], block_size)
+            used += decoder(codec)(chunk, buf[used:], room)
         except OrcError as exc:
+            if room < block_size:  # may expand past the budget rather than be corrupt: left to whoever reads on
+                return _result(out, buffer, buf, used), pos
             raise OrcError(f"{what}: chunk at byte {pos}: {exc}") from None
-    if out is not buffer and len(out) - used > max(used, COMPACT_SLACK):
+    return _result(out, buffer, buf, used), len(view)
+
+
+def _result(out: np.ndarray | None, buffer: np.ndarray | None, buf: memoryview, used: int) -> memoryview:
+    if out is not None and out is not buffer and len(out) - used > max(used, COMPACT_SLACK):
         # mostly unused (short chunks: a small stream still reserves a whole block): keep only what is used
         return memoryview(out[:used].copy()).toreadonly()
     return buf[:used].toreadonly()
