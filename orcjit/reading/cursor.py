@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compression import NONE, decompress_stream
+from ..compression import EAGER_RATIO, NONE, decompress_head, decompress_stream
 from ..errors import OrcError
 from ..kernels.boolean_rle import decode_boolean_rle, skip_boolean_rle
 from ..kernels.byte_rle import decode_byte_rle, skip_byte_rle
@@ -41,9 +41,14 @@ HEADER_SIZE = 3
 EMPTY = np.frombuffer(b"", dtype=np.uint8)
 # first and least further read of an uncompressed stream past what was fetched
 MIN_WINDOW = 16 * 1024
+# what one take decompresses of the chunks fetched: all of them while that stays within EAGER_RATIO times their
+# stored size (which real data only passes when it repeats itself over and over) or this much; past that, chunks
+# expanding far more than real data does (a few hundred bytes to a block of 8 MiB each) are decompressed one at a
+# time, as decoding reaches them
+TAKE_FLOOR = 1 << 20
 
 
-def _readonly(data: bytes | np.ndarray) -> np.ndarray:
+def _readonly(data: bytes | memoryview | np.ndarray) -> np.ndarray:
     # kernels are compiled per array type: read-only uint8, as np.frombuffer gives, keeps one variant
     if isinstance(data, np.ndarray):
         data.flags.writeable = False
@@ -100,8 +105,11 @@ class StreamCursor:
         """Whether every byte of the stream has been handed out."""
         return not self._pending and self._pending_at >= self._length
 
-    def take(self) -> bytes | None:
+    def take(self, want: int = 0) -> bytes | memoryview | None:
         """The next decompressed bytes (at least one whole chunk), or ``None`` at the stream's end.
+
+        The chunks fetched are decompressed together up to ``want`` bytes, or more while they expand as real data
+        does (see :data:`TAKE_FLOOR`).
 
         Raises
         ------
@@ -112,9 +120,9 @@ class StreamCursor:
             end = self._pending_at + len(self._pending)
             if self._codec == NONE:
                 if self._pending:
-                    out, self._pending = self._pending, b""
+                    stored, self._pending = self._pending, b""
                     self._pending_at = end
-                    return out
+                    return stored
                 if end >= self._length:
                     return None
                 self._more(end, MIN_WINDOW)
@@ -123,9 +131,13 @@ class StreamCursor:
             if complete:
                 part = memoryview(self._pending)[:complete]
                 what = f"{self._what}, chunks from byte {self._pending_at}"
-                out = decompress_stream(part, self._codec, self._block_size, what)
-                self._pending = self._pending[complete:]
-                self._pending_at += complete
+                budget = max(want, TAKE_FLOOR, EAGER_RATIO * complete)
+                out, used = decompress_head(part, self._codec, self._block_size, what, budget)
+                if used == 0:  # the first chunk alone goes past the budget: decoding has reached it
+                    used = HEADER_SIZE + ((part[0] | (part[1] << 8) | (part[2] << 16)) >> 1)
+                    out = decompress_stream(part[:used], self._codec, self._block_size, what)
+                self._pending = self._pending[used:]
+                self._pending_at += used
                 return out
             if end >= self._length:
                 if self._pending:  # a chunk the stream's end cuts off: let the framing say so
@@ -204,20 +216,33 @@ class ValueStream:
 
     # -- running kernels ----------------------------------------------------------------------------------------
 
-    def _extend(self) -> bool:
-        """Add the cursor's next bytes to ``buf`` (dropping those before ``pos``); False when there are none."""
+    def _extend(self, want: int = 0) -> bool:
+        """Add at least ``want`` of the cursor's next bytes to ``buf``, and at least as many as ``buf`` holds past
+        ``pos`` (dropping those before it); False when there are none.
+
+        Growing by as much as is held keeps a kernel that runs out of bytes, and starts over from ``pos`` with
+        more, to twice the work of decoding the stream once.
+        """
         if self._cursor is None:
             return False
-        more = self._cursor.take()
-        if more is None:
-            self._cursor = None
+        want = max(want, len(self.buf) - self.pos, 1)
+        parts: list[np.ndarray] = []
+        got = 0
+        while got < want:
+            more = self._cursor.take(want - got)
+            if more is None:
+                self._cursor = None
+                break
+            parts.append(np.frombuffer(more, dtype=np.uint8))
+            got += len(parts[-1])
+        if not parts:
             return False
         if self.pos >= len(self.buf):
             self.pos -= len(self.buf)
-            self.buf = _readonly(more)
         else:
-            self.buf = _readonly(np.concatenate([self.buf[self.pos :], np.frombuffer(more, dtype=np.uint8)]))
+            parts.insert(0, self.buf[self.pos :])
             self.pos = 0
+        self.buf = _readonly(parts[0] if len(parts) == 1 else np.concatenate(parts))
         return True
 
     def _run(self, kernel: Any, *args: Any, scratch: bool = True) -> None:
@@ -330,7 +355,7 @@ class ValueStream:
     def raw(self, nbytes: int) -> np.ndarray:
         """The next ``nbytes`` bytes (fewer only when the stream ends first)."""
         self._no_skip()
-        while len(self.buf) - self.pos < nbytes and self._extend():
+        while len(self.buf) - self.pos < nbytes and self._extend(nbytes - (len(self.buf) - self.pos)):
             pass
         out = self.buf[self.pos : self.pos + nbytes]
         self.pos += len(out)
@@ -342,6 +367,10 @@ class ValueStream:
 
     def whole(self) -> np.ndarray:
         """The rest of the stream."""
-        while self._extend():
-            pass
+        if self._cursor is not None:
+            parts = [self.buf[self.pos :]]
+            while (more := self._cursor.take()) is not None:
+                parts.append(np.frombuffer(more, dtype=np.uint8))
+            self._cursor = None
+            self.buf, self.pos = _readonly(parts[0] if len(parts) == 1 else np.concatenate(parts)), 0
         return self.buf[self.pos :]
