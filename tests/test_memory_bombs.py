@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import datetime
 import decimal
+import functools
 import json
 import random
 import subprocess
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import zstandard
 
@@ -34,7 +36,8 @@ import orcjit
 import orcjit.tail
 from orcjit import OrcError
 from orcjit._proto import orc_proto_pb2 as pb
-from orcjit.compression import stream_capacity
+from orcjit.compression import EAGER_RATIO, codecs, decompress_head, iter_chunks, stream_capacity
+from orcjit.reading import streams
 from orcjit.schema import MAX_DEPTH
 from orcjit.tail import decompress_message
 from tests.factory import write_pyorc
@@ -401,10 +404,19 @@ MESSAGE_LIMIT = 16 << 20
 LARGEST_BLOCK = (1 << 23) - 1
 
 
-def expanding_chunks(total: int) -> bytes:
-    """ZSTD chunks of a few hundred bytes, each expanding to a whole block of the largest size, ``total`` bytes in
-    all."""
-    frame = zstandard.ZstdCompressor(level=19).compress(bytes(LARGEST_BLOCK))
+@functools.cache
+def zero_block(codec: int) -> bytes:
+    """A block of the largest size holding zeros, compressed: 273 bytes with ZSTD, 8 KB with ZLIB."""
+    if codec == ZLIB:
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+        return packer.compress(bytes(LARGEST_BLOCK)) + packer.flush()
+    return zstandard.ZstdCompressor(level=19).compress(bytes(LARGEST_BLOCK))
+
+
+def expanding_chunks(total: int, codec: int = ZSTD) -> bytes:
+    """Chunks of a few hundred bytes (ZSTD) or a few KB (ZLIB), each expanding to a whole block of the largest
+    size, ``total`` bytes in all."""
+    frame = zero_block(codec)
     chunk = (2 * len(frame)).to_bytes(3, "little") + frame
     return chunk * -(-total // LARGEST_BLOCK)
 
@@ -422,6 +434,38 @@ def expanding_metadata() -> bytes:
     """A valid file but for its Metadata section: chunks expanding to twice the message limit."""
     parts = split_file(valid_file(False))
     return join_compressed(parts, ZSTD, LARGEST_BLOCK, metadata=expanding_chunks(2 * MESSAGE_LIMIT))
+
+
+# chunks of 8 MiB each after a stream's real chunks: 3.3 GB that decoding the stripe's rows never reaches. A ZLIB
+# chunk of 8 MiB takes 8 KB, and up to EAGER_RATIO times a stream's size is decompressed at once whatever it
+# holds: 100 of them, 0.8 GB, keep that within MAX_GROWTH_MB
+EXPANDING_CHUNKS = {ZSTD: 400, ZLIB: 100}
+
+
+def expanding_tail(column: str, kind: int, codec: int) -> Callable[[], bytes]:
+    """The valid file, compressed with blocks of the largest size, with :data:`EXPANDING_CHUNKS` chunks expanding
+    to a whole block each after the chunks of a stream of the first stripe."""
+
+    def make() -> bytes:
+        parts = split_file(valid_file(False))
+        stripe = parts.stripes[0]
+        at = stripe.find(COLUMN[column], kind)
+        stream = stripe.streams[at]
+        tail = expanding_chunks(EXPANDING_CHUNKS[codec] * LARGEST_BLOCK, codec)
+        stripe.streams[at] = StoredPart(kind, stream.column, compress(stream.data, codec) + tail)
+        return join_compressed(parts, codec, LARGEST_BLOCK)
+
+    return make
+
+
+# (name, column, stream kind, codec) of the streams followed by expanding chunks: integers, a string's bytes and a
+# list's elements (whose sizes the stripe's rows do not bound)
+EXPANDING = [
+    ("integers, ZSTD", "i", DATA, ZSTD),
+    ("integers, ZLIB", "i", DATA, ZLIB),
+    ("string bytes, ZSTD", "s", DATA, ZSTD),
+    ("list elements, ZSTD", "l.elem", DATA, ZSTD),
+]
 
 
 def bombs() -> list[Bomb]:
@@ -546,6 +590,17 @@ def bombs() -> list[Bomb]:
                     ok=METADATA,
                 )
             )
+    # every read succeeds: the rows need only the stream's real chunks
+    for name, column, kind, codec in EXPANDING:
+        out.append(
+            Bomb(
+                f"{EXPANDING_CHUNKS[codec]} chunks of 8 MiB after the {name}",
+                expanding_tail(column, kind, codec),
+                {},
+                column=column.split(".")[0],
+                ok=tuple(CALLS),
+            )
+        )
     return out
 
 
@@ -712,3 +767,164 @@ def test_messages_decompress_chunk_by_chunk_up_to_the_limit(monkeypatch: pytest.
     assert decompress_message(data[:50_000], NONE, BLOCK_SIZE, "footer") == data[:50_000]
     with pytest.raises(OrcError, match="decompresses to more than"):
         decompress_message(data, NONE, BLOCK_SIZE, "footer")
+
+
+# -- streams whose chunks expand far past what their values need --------------------------------------------------
+
+
+class Decompressed:
+    """Counts what the codecs decompress, and the streams a whole-stripe read leaves to decompress lazily."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.bytes = 0
+        self.lazy = 0
+        self.partly = 0
+        for codec, decode in list(codecs._DECODERS.items()):
+            monkeypatch.setitem(codecs._DECODERS, codec, self._counting(decode))
+        monkeypatch.setattr(streams, "LazyStream", self._lazy(streams.LazyStream))
+        monkeypatch.setattr(streams, "decompress_head", self._head(streams.decompress_head))
+
+    def _counting(self, decode: Callable[..., int]) -> Callable[..., int]:
+        def counted(chunk: memoryview, out: memoryview, limit: int) -> int:
+            n = decode(chunk, out, limit)
+            self.bytes += n
+            return n
+
+        return counted
+
+    def _lazy(self, cls: type) -> Callable[..., Any]:
+        def make(*args: Any) -> Any:
+            self.lazy += 1
+            return cls(*args)
+
+        return make
+
+    def _head(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def head(*args: Any) -> Any:
+            self.partly += 1
+            return fn(*args)
+
+        return head
+
+
+@pytest.mark.parametrize(("name", "column", "kind", "codec"), EXPANDING, ids=[e[0] for e in EXPANDING])
+def test_chunks_past_the_values_are_never_decompressed(
+    name: str, column: str, kind: int, codec: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream whose real chunks are followed by chunks expanding to 8 MiB each (3.3 GB with ZSTD) reads as the
+    valid file does, every way: what may be decompressed at once is, and the rest only as decoding reaches it,
+    which is never past the rows."""
+    valid = join_compressed(split_file(valid_file(False)), codec, LARGEST_BLOCK)
+    bomb = expanding_tail(column, kind, codec)()
+    assert len(bomb) > len(valid) + EXPANDING_CHUNKS[codec] * len(zero_block(codec))
+    with orcjit.ORCFile(valid) as f:
+        expected = f.read()
+        expected_rows = f.read_rows(150, 160)
+        expected_arrow = f.read_arrow()
+    field = column.split(".")[0]
+    seen = Decompressed(monkeypatch)
+    with orcjit.ORCFile(bomb) as f:
+        reads = [
+            lambda: f.read().equals(expected),
+            lambda: f.read(columns=[field], use_threads=False).equals(expected[[field]]),
+            lambda: f.read_rows(150, 160).equals(expected_rows),
+            lambda: f.read_rows(0, 1000).equals(expected),
+            lambda: f.read_arrow().equals(expected_arrow),
+            lambda: pd.concat(f.iter_stripes()).equals(expected),
+        ]
+        for read in reads:
+            assert read()
+    assert seen.lazy >= 4  # the whole-stripe reads left the stream to decompress lazily (seeks always do)
+    # each read decompresses up to EAGER_RATIO times the stream at once and a chunk past it, not 3.3 GB
+    most = EAGER_RATIO * len(bomb) + LARGEST_BLOCK
+    assert seen.bytes < len(reads) * most < len(reads) * EXPANDING_CHUNKS[codec] * LARGEST_BLOCK / 5
+
+
+def valid_compressed_files(root: Path) -> list[Path]:
+    """Files as ORC C++ writes them (pyarrow and pyorc) with each codec, of every type, values of every kind
+    (random, sequential, constant, few distinct strings), in one stripe of 20,000 rows or many small ones, and the
+    ORC project's examples (ORC Java)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from tests.conftest import EXAMPLE_FILES
+    from tests.factory import all_types_pyorc, all_types_table, write_pyarrow
+
+    n = 20_000
+    table = all_types_table(n)
+    words = np.array([f"word-{i}" for i in range(20)])
+    table = table.append_column("constant", pa.array(np.full(n, 42, dtype=np.int64)))
+    table = table.append_column("sequence", pa.array(np.arange(n)))
+    table = table.append_column("flag", pa.array(np.ones(n, dtype=bool)))
+    table = table.append_column("zeros", pa.array(np.zeros(n)))
+    table = table.append_column("few", pa.array(words[np.random.default_rng(1).integers(0, 20, n)]))
+    schema, rows = all_types_pyorc(2000)
+    out = list(EXAMPLE_FILES)
+    for codec in ("zstd", "zlib", "snappy", "lz4"):
+        for threshold in (0.0, 1.0):
+            out.append(
+                write_pyarrow(
+                    root / f"{codec}-{threshold}.orc", table, compression=codec, dictionary_key_size_threshold=threshold
+                )
+            )
+        out.append(write_pyarrow(root / f"{codec}-small.orc", table, compression=codec, stripe_size=64 * 1024))
+        out.append(write_pyorc(root / f"pyorc-{codec}.orc", schema, rows, compression=codec))
+    return out
+
+
+def test_valid_files_decompress_every_stream_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No stream of a valid file comes near the bound past which a stream is decompressed lazily: every one is
+    decompressed whole, in one pass, into one buffer."""
+    files = valid_compressed_files(tmp_path)
+    seen = Decompressed(monkeypatch)
+    for path in files:
+        with orcjit.ORCFile(path) as f:
+            f.read()
+            f.read(dictionary_as_category=True)
+            assert (seen.lazy, seen.partly) == (0, 0), path
+    assert seen.bytes > 0
+
+
+def test_valid_strings_compressing_past_the_ratio_read_lazily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strings repeating one value (direct encoded, so nothing bounds their bytes by the rows) compress thousands
+    of times over: past EAGER_RATIO their streams are read as decoding reaches them, with the same result."""
+    import pyarrow as pa
+    import pyarrow.orc as po
+
+    from tests.factory import write_pyarrow
+
+    n = 300_000
+    table = pa.table(
+        {
+            "same": pa.array(["the same string every row"] * n),
+            "lists": pa.array([["a" * 20, "b" * 20]] * n, type=pa.list_(pa.string())),
+            "i": pa.array(range(n)),
+        }
+    )
+    for codec in ("zstd", "zlib"):
+        path = write_pyarrow(tmp_path / f"{codec}.orc", table, compression=codec, dictionary_key_size_threshold=0.0)
+        seen = Decompressed(monkeypatch)
+        with orcjit.ORCFile(path) as f:
+            assert f.read_arrow().equals(po.read_table(path))
+            assert seen.lazy >= 2
+            assert f.read(columns=["same"])["same"].eq("the same string every row").all()
+            assert f.read_rows(n - 5, n)["lists"].map(list).tolist() == [["a" * 20, "b" * 20]] * 5
+
+
+@pytest.mark.parametrize("codec", [ZLIB, ZSTD])
+def test_decompress_head_stops_before_the_chunk_past_the_budget(codec: int) -> None:
+    """Chunks are decompressed while they fit the budget; the first that does not, and the chunks after it, are
+    left as stored, whatever they hold (corrupt or not: whoever reads on finds out)."""
+    blocks = [bytes([i]) * 1000 for i in range(5)]
+    stream = compress(b"".join(blocks), codec, block_size=1000)
+    starts = [pos for pos, _, _ in iter_chunks(stream, BLOCK_SIZE, "s")]
+    for budget, fit in [(0, 0), (999, 0), (1000, 1), (2999, 2), (5000, 5), (10**9, 5)]:
+        out, left = decompress_head(stream, codec, BLOCK_SIZE, "s", budget)
+        assert bytes(out) == b"".join(blocks[:fit])
+        assert left == [*starts, len(stream)][fit]
+    corrupt = stream[: starts[2]] + (4).to_bytes(3, "little") + b"\xff\xff"  # a compressed chunk of 2 bytes
+    out, left = decompress_head(corrupt, codec, BLOCK_SIZE, "s", 2000)
+    assert (bytes(out), left) == (b"".join(blocks[:2]), starts[2])
+    # with room for a whole block, a chunk that fails to decompress is corrupt
+    with pytest.raises(OrcError, match=f"s: chunk at byte {starts[2]}"):
+        decompress_head(corrupt, codec, BLOCK_SIZE, "s", 2000 + BLOCK_SIZE)
