@@ -288,3 +288,13 @@ def test_small_stream_does_not_keep_a_whole_block() -> None:
     out = decompress_stream(stream, ZSTD, 256 * 1024, "test")
     assert out == b"tiny"
     assert out.obj.nbytes == 4  # not the 256 KiB reserved for the chunk
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 8, 64, 1000])
+def test_lz4_blocks_have_no_size_prefix(size: int) -> None:
+    """ORC's LZ4 chunks are raw blocks. A block of four literal zero bytes (token 0x40) also reads as a size prefix
+    of 64 followed by an empty block; read that way it came out empty."""
+    data = bytes(size)
+    block = lz4.block.compress(data, store_size=False)
+    assert decompress_stream(header(len(block), False) + block, LZ4, 1 << 16, "s") == data
+    assert bytes(decompress_stream(header(5, False) + b"\x40\x00\x00\x00\x00", LZ4, 1 << 16, "s")) == bytes(4)

@@ -79,8 +79,9 @@ def _lz4(chunk: memoryview, out: memoryview, limit: int) -> int:
     import cramjam
 
     try:
-        # a raw LZ4 block: the buffer's length is the capacity, the result the real length
-        n: int = cramjam.lz4.decompress_block_into(chunk, out[:limit])
+        # a raw LZ4 block: output_len says there is no size prefix; without it cramjam takes the first four bytes
+        # for one whenever that decodes, and a chunk of four literal zero bytes came out empty
+        n: int = cramjam.lz4.decompress_block_into(chunk, out[:limit], output_len=limit)
     except Exception:
         raise OrcError(f"LZ4 chunk is corrupt or expands past the compression block size of {limit} bytes") from None
     return n
