@@ -56,7 +56,7 @@ from tests.test_read_errors import (
 NONE, ZLIB, ZSTD = 0, 1, 5
 CODECS = {"NONE": NONE, "ZLIB": ZLIB, "ZSTD": ZSTD}
 BLOCK_SIZE = 64 * 1024
-DATA, LENGTH = 1, 2
+DATA, LENGTH, DICTIONARY_DATA = 1, 2, 3
 STRIDE = 100  # rows per row group of the valid file, so that seeks enter the stripe past its start
 # growth of the child's peak resident memory over its baseline (the valid file read every way) that a hostile
 # file may cause: these files are a few KB and declare terabytes
@@ -447,7 +447,7 @@ def expanding_tail(column: str, kind: int, codec: int) -> Callable[[], bytes]:
     to a whole block each after the chunks of a stream of the first stripe."""
 
     def make() -> bytes:
-        parts = split_file(valid_file(False))
+        parts = split_file(valid_file(kind == DICTIONARY_DATA))
         stripe = parts.stripes[0]
         at = stripe.find(COLUMN[column], kind)
         stream = stripe.streams[at]
@@ -465,6 +465,7 @@ EXPANDING = [
     ("integers, ZLIB", "i", DATA, ZLIB),
     ("string bytes, ZSTD", "s", DATA, ZSTD),
     ("list elements, ZSTD", "l.elem", DATA, ZSTD),
+    ("dictionary bytes, ZSTD", "s", DICTIONARY_DATA, ZSTD),
 ]
 
 
@@ -814,7 +815,7 @@ def test_chunks_past_the_values_are_never_decompressed(
     """A stream whose real chunks are followed by chunks expanding to 8 MiB each (3.3 GB with ZSTD) reads as the
     valid file does, every way: what may be decompressed at once is, and the rest only as decoding reaches it,
     which is never past the rows."""
-    valid = join_compressed(split_file(valid_file(False)), codec, LARGEST_BLOCK)
+    valid = join_compressed(split_file(valid_file(kind == DICTIONARY_DATA)), codec, LARGEST_BLOCK)
     bomb = expanding_tail(column, kind, codec)()
     assert len(bomb) > len(valid) + EXPANDING_CHUNKS[codec] * len(zero_block(codec))
     with orcjit.ORCFile(valid) as f:

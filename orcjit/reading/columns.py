@@ -181,11 +181,12 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
 
     size = streams.encoding(col).dictionary_size or 0
     what = streams.where(col, LENGTH)
-    dict_data = streams.open(col, DICTIONARY_DATA).whole()
     dict_lengths = streams.open(col, LENGTH)
-    if size > len(dict_lengths.whole()) * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
+    if size > dict_lengths.bytes_left() * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
         raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
     dict_offsets = _offsets(dict_lengths.integers(size, False, _v2(enc)), None, size, what)
+    # only the bytes the entries take: the rest of a hostile stream is never decompressed
+    dict_data = streams.open(col, DICTIONARY_DATA).raw(int(dict_offsets[-1]))
     if dict_offsets[-1] > len(dict_data):
         raise OrcError(
             f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
