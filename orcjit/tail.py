@@ -30,7 +30,7 @@ MAX_MESSAGE_SIZE = 1 << 30
 HEADER_SIZE = 3
 
 
-def parse_message(cls, data: bytes, what: str):  # type: ignore[no-untyped-def]
+def parse_message(cls, data: bytes | memoryview, what: str):  # type: ignore[no-untyped-def]
     """Parse ``data`` as the protobuf message ``cls``, raising OrcError naming ``what`` on failure."""
     msg = cls()
     try:
