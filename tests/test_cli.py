@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from orcjit import ORCFile, __version__
@@ -542,6 +543,40 @@ def test_head_of_nested_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(rows) == 2
     assert rows[0]["middle"] == {"list": [{"int1": 1, "string1": "bye"}, {"int1": 2, "string1": "sigh"}]}
     assert rows[1]["string1"] == "bye"
+
+
+def test_cat_prints_every_row_as_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    import orcjit
+
+    code, out, _ = run(capsys, "cat", SAMPLE, "--columns", "trip_id,fare,pickup_at")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    expected = orcjit.read_orc(SAMPLE, columns=["trip_id", "pickup_at", "fare"])
+    assert len(rows) == len(expected) == orcjit.ORCFile(SAMPLE).nrows
+    assert [r["trip_id"] for r in rows] == expected["trip_id"].tolist()
+    assert [r["fare"] for r in rows] == [None if v is None else str(v) for v in expected["fare"]]
+    assert [r["pickup_at"] for r in rows] == [None if v is pd.NaT else v.isoformat() for v in expected["pickup_at"]]
+
+
+def test_cat_with_filters_prints_the_matching_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    import orcjit
+
+    full = orcjit.read_orc(SAMPLE, columns=["trip_id", "passengers"])
+    code, out, _ = run(capsys, "cat", SAMPLE, "--columns", "trip_id", "--filter", "passengers >= 5")
+    assert code == 0
+    want = full[full["passengers"] >= 5]["trip_id"].tolist()
+    assert 0 < len(want) < len(full)
+    assert [json.loads(line)["trip_id"] for line in out.splitlines()] == want
+    code, out, _ = run(capsys, "cat", SAMPLE, "--filter", "passengers == 1", "--filter", "passengers == 2", "--any")
+    assert code == 0
+    assert len(out.splitlines()) == int(full["passengers"].isin([1, 2]).sum())
+
+
+def test_cat_of_nested_example(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "cat", EXAMPLES / "TestOrcFile.test1.orc")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == 2 and rows[0]["middle"]["list"][1] == {"int1": 2, "string1": "sigh"}
 
 
 def test_head_unknown_column_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
