@@ -212,16 +212,36 @@ class FileObjectSource(ByteSource):
 
 
 class FsspecSource(ByteSource):
-    """A file on an fsspec filesystem, read with one ranged ``cat_file`` request per read."""
+    """A file on an fsspec filesystem (s3, gcs, http, memory, ...), read with one ranged ``cat_file`` request per
+    read.
+
+    No file object is opened: fsspec's buffered files read ahead by a block size, and every byte they fetch past
+    the range a read asked for would be paid for on a remote store. The size comes from ``fs.size``, which
+    filesystems answer from metadata (a HEAD request over HTTP) without fetching the file.
+    """
 
     def __init__(self, fs: Any, path: str) -> None:
         self._fs = fs
         self._path = path
         protocol = fs.protocol[0] if isinstance(fs.protocol, (tuple, list)) else fs.protocol
-        super().__init__(f"{protocol}://{path}" if protocol not in ("file", "local") else path, int(fs.size(path)))
+        if protocol in ("file", "local"):
+            name = path
+        elif hasattr(fs, "unstrip_protocol"):
+            # HTTP paths keep their scheme; prefixing the protocol again would name "http://http://host/f.orc"
+            name = fs.unstrip_protocol(path)
+        else:
+            name = f"{protocol}://{path}"
+        size = fs.size(path)
+        if size is None:  # an HTTP server that gives no Content-Length
+            raise OrcError(f"{name}: the filesystem does not report the file's size, which reading ORC needs")
+        super().__init__(name, int(size))
 
     def _read(self, offset: int, length: int) -> bytes:
-        return bytes(self._fs.cat_file(self._path, start=offset, end=offset + length))
+        data = bytes(self._fs.cat_file(self._path, start=offset, end=offset + length))
+        if len(data) == self.size != length:
+            # a server that ignores Range requests sends the whole file: correct, if costly
+            data = data[offset : offset + length]
+        return data
 
 
 class ArrowFileSource(ByteSource):
