@@ -15,6 +15,7 @@ from .compression import CODEC_NAMES
 from .encryption import EncryptedColumn, Encryption, check_encrypted_mode, guard_read, pruning_filters, read_encryption
 from .errors import OrcError
 from .kernels.row_index import RowIndexTable
+from .progress import StripeProgress, check_progress, stripe_progress
 from .pushdown.filters import normalize_filters, referenced_paths
 from .pushdown.plan import Explanation, StripeDecision, decide, explain
 from .pushdown.rows import filters_mask
@@ -351,10 +352,11 @@ class ORCFile:
         filters: Any,
         workers: int = 1,
         encrypted: str = "raise",
+        progress: bool = False,
     ) -> _Gathered:
         """Decode what ``filters`` keeps of stripes ``indices`` on ``workers`` threads: the output columns'
         vectors, where each decoded run of rows starts in the file and how many rows it holds, and the exact
-        row masks."""
+        row masks. ``progress``: show a bar over the stripes pruning kept."""
         output = select_columns(self.schema, columns)
         predicates = normalize_filters(filters, self.schema)
         decode = output
@@ -372,10 +374,30 @@ class ORCFile:
         _, decisions = decide(self, pruning, list(indices))
         got = _Gathered(output, bool(predicates))
         kept = [d for d in decisions if d.keep]
+        if not progress:
+            return self._decode_kept(got, kept, decode, predicates, dictionary_as_category, workers, None)
+        with stripe_progress(len(kept), self._source.name) as bar:
+            return self._decode_kept(got, kept, decode, predicates, dictionary_as_category, workers, bar)
+
+    def _decode_kept(
+        self,
+        got: _Gathered,
+        kept: list[StripeDecision],
+        decode: Selection,
+        predicates: Any,
+        dictionary_as_category: bool,
+        workers: int,
+        bar: StripeProgress | None,
+    ) -> _Gathered:
+        """The decoding half of :meth:`_gather`: fill ``got`` from the stripes ``kept``, advancing ``bar`` as
+        each stripe's last task finishes."""
+        output = got.output
         if not decode.fields:
             # no columns to read, only rows to count
             got.first_rows = [self._stripes[d.index].first_row for d in kept]
             got.row_counts = [d.rows for d in kept]
+            if bar is not None:
+                bar.advance(len(kept))
             return got
         runs = [run for d in kept for run in self._runs(d, decode)]
         total = 0
@@ -409,9 +431,14 @@ class ORCFile:
                 values = vectors[i].values
                 if values is not None and values is not target:  # decoded elsewhere (a root with nulls)
                     np.copyto(target, values)
+            if bar is not None:
+                bar.task_done(run.stripe.index)
             return vectors
 
-        decoded = run_tasks(task, [(run, selected) for run in runs for selected in groups], workers)
+        jobs = [(run, selected) for run in runs for selected in groups]
+        if bar is not None:
+            bar.expect(run.stripe.index for run, _ in jobs)
+        decoded = run_tasks(task, jobs, workers)
         per_run = [
             {k: v for part in decoded[i * len(groups) : (i + 1) * len(groups)] for k, v in part.items()}
             for i in range(len(runs))
@@ -442,9 +469,10 @@ class ORCFile:
         file_row_index: bool = False,
         workers: int = 1,
         encrypted: str = "raise",
+        progress: bool = False,
     ) -> pd.DataFrame:
         backend = check_backend(dtype_backend)
-        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted)
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted, progress)
         output = got.output
         if output.fields:
             frame = build_frame(output, got.columns, backend, dictionary_as_category=dictionary_as_category)
@@ -469,12 +497,13 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        progress: bool = False,
     ) -> Any:
         """Read the file, or the stripes listed in ``stripes``, into a ``pyarrow.Table``.
 
         The table has the types ``pyarrow.orc.read_table`` gives (unions as dense unions); decoded buffers are
         handed to Arrow without copies. ``columns``, ``filters``, ``dictionary_as_category``, ``use_threads``,
-        ``max_workers`` and ``encrypted`` are as in :func:`orcjit.read_orc`.
+        ``max_workers``, ``encrypted`` and ``progress`` are as in :func:`orcjit.read_orc`.
 
         Raises
         ------
@@ -488,8 +517,9 @@ class ORCFile:
         import pyarrow as pa
 
         workers = workers_for(use_threads, max_workers)
+        check_progress(progress)
         indices = range(self.nstripes) if stripes is None else [self._stripe_index(i) for i in stripes]
-        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted)
+        got = self._gather(indices, columns, dictionary_as_category, filters, workers, encrypted, progress)
         table = build_table(got.output, got.columns, dictionary_as_category=dictionary_as_category)
         if not got.output.fields:
             table = pa.table({"_": pa.nulls(sum(got.row_counts))}).drop_columns(["_"])  # rows, no columns
@@ -522,9 +552,11 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        progress: bool = False,
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         workers = workers_for(use_threads, max_workers)
+        check_progress(progress)
         return self._frame(
             range(self.nstripes),
             columns,
@@ -533,6 +565,7 @@ class ORCFile:
             filters,
             workers=workers,
             encrypted=encrypted,
+            progress=progress,
         )
 
     def read_rows(
@@ -629,13 +662,17 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        progress: bool = False,
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
         With ``filters``, stripes that cannot match are skipped and each DataFrame holds the matching rows.
-        Each stripe's columns are decoded in parallel unless ``use_threads=False``.
+        Each stripe's columns are decoded in parallel unless ``use_threads=False``. ``progress=True`` shows a
+        bar over all the file's stripes (pruning is decided stripe by stripe as the iteration goes), advanced
+        as each is read or skipped; it closes when the iteration ends, stops early or raises.
         """
         workers = workers_for(use_threads, max_workers)
+        check_progress(progress)
         check_backend(dtype_backend)
         # wrong arguments, and reads that need encrypted columns, fail before the first stripe
         output = select_columns(self.schema, columns)
@@ -645,19 +682,26 @@ class ORCFile:
         guard_read(
             self.encryption, check_encrypted_mode(encrypted), self.schema, output, decode, predicates, self._source.name
         )
-        for stripe in self._stripes:
-            frame = self._frame(
-                [stripe.index],
-                columns,
-                dtype_backend,
-                dictionary_as_category,
-                filters,
-                file_row_index=True,
-                workers=workers,
-                encrypted=encrypted,
-            )
-            if filters is None or len(frame):
-                yield frame
+        bar = stripe_progress(self.nstripes, self._source.name) if progress else None
+        try:
+            for stripe in self._stripes:
+                frame = self._frame(
+                    [stripe.index],
+                    columns,
+                    dtype_backend,
+                    dictionary_as_category,
+                    filters,
+                    file_row_index=True,
+                    workers=workers,
+                    encrypted=encrypted,
+                )
+                if bar is not None:
+                    bar.advance()
+                if filters is None or len(frame):
+                    yield frame
+        finally:
+            if bar is not None:
+                bar.close()
 
     def explain(self, filters: Any, columns: Sequence[str | int] | None = None) -> Explanation:
         """What a read with ``filters`` would skip, and why.

@@ -25,6 +25,7 @@ def read_orc(
     use_threads: bool = True,
     max_workers: int | None = None,
     encrypted: str = "raise",
+    progress: bool = False,
     **kwargs: Any,
 ) -> pd.DataFrame:
     """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
@@ -62,6 +63,11 @@ def read_orc(
         columns and keys. ``"skip"``: leave them out of the result (a filter on one raises). ``"masked"``: return
         the unencrypted masked copy the writer stored beside them (all nulls, redacted or SHA-256 hashed values),
         as ORC Java, ORC C++ and pyarrow return without the key; filters test the masked values.
+    progress : bool, default False
+        Show a tqdm progress bar on stderr, labelled with the file's name, counting the stripes the read decodes:
+        its total is the stripes left after statistics pruning (stripes skipped by ``filters`` are not counted),
+        and it advances as each stripe's decoding finishes. It is closed even when the read fails. Needs tqdm
+        (``pip install tqdm``, or ``orcjit[progress]``).
     **kwargs
         pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
         than ignoring them.
@@ -79,8 +85,9 @@ def read_orc(
     ------
     OrcError
         If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
-        unsupported keyword, ``max_workers`` not a positive int, ``encrypted`` not one of its values), or if
-        the read needs an encrypted column and ``encrypted="raise"``.
+        unsupported keyword, ``max_workers`` not a positive int, ``encrypted`` not one of its values,
+        ``progress`` not a bool, or ``progress=True`` without tqdm installed), or if the read needs an encrypted
+        column and ``encrypted="raise"``.
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
@@ -93,4 +100,5 @@ def read_orc(
             use_threads=use_threads,
             max_workers=max_workers,
             encrypted=encrypted,
+            progress=progress,
         )
