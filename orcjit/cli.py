@@ -1016,6 +1016,16 @@ def _add_json(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as one JSON object instead of text")
 
 
+def _add_encrypted(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--encrypted",
+        choices=("raise", "skip", "masked"),
+        default="raise",
+        help="columns under ORC column encryption (orcjit holds no keys): fail (default), leave them out, or show "
+        "the masked copy readers without the key get",
+    )
+
+
 def _add_stripes(parser: Any) -> None:  # an ArgumentParser or a mutually exclusive group of one
     parser.add_argument(
         "--stripes",
@@ -1103,13 +1113,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file(p)
     p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
     p.add_argument("--columns", metavar="A,B", help="only these columns, comma-separated (dotted paths for nested)")
-    p.add_argument(
-        "--encrypted",
-        choices=("raise", "skip", "masked"),
-        default="raise",
-        help="columns under ORC column encryption (orcjit holds no keys): fail (default), leave them out, or show "
-        "the masked copy readers without the key get",
-    )
+    _add_encrypted(p)
     _add_json(p, "each row")
 
     p = _add_subcommand(
@@ -1133,12 +1137,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the rows where EXPR holds, such as \"x == 5\" or \"s in ('a', 'b')\"; repeat for more",
     )
     p.add_argument("--any", action="store_true", help="rows need to match any one filter, not all of them")
-    p.add_argument(
-        "--encrypted",
-        choices=("raise", "skip", "masked"),
-        default="raise",
-        help="columns under ORC column encryption: fail (default), leave them out, or show their masked copy",
-    )
+    _add_encrypted(p)
 
     p = _add_subcommand(
         subparsers,
