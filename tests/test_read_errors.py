@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import orcjit
@@ -418,3 +419,27 @@ def test_list_longer_than_arrow_holds(tmp_path: Path) -> None:
         for read in (f.read, f.read_arrow):
             with pytest.raises(OrcError, match=r"column 'l': 2147483648 array elements in one stripe are more than"):
                 read()
+
+
+def test_stripe_footer_past_the_message_limit(valid_files: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stripe footers are protobuf messages like the Footer: they stop at the message limit too."""
+    import orcjit.tail
+
+    parts = split_file(valid_files["direct"])
+    parts.stripes[0].footer.writerTimezone = "x" * 5000
+    data = join_file(parts)
+    monkeypatch.setattr(orcjit.tail, "MAX_MESSAGE_SIZE", 4096)
+    with ORCFile(data) as f, pytest.raises(OrcError, match=r"stripe 0 footer .* decompresses to more than 4096 bytes"):
+        f.stripe_footer(0)
+
+
+def test_rows_without_columns_cost_no_memory_per_row(valid_files: dict[str, bytes]) -> None:
+    """A stripe that declares 10**12 rows read with no columns: a RangeIndex of its rows, not an array of them."""
+    parts = split_file(valid_files["direct"])
+    parts.stripes[0].rows = 10**12
+    parts.footer.numberOfRows = 10**12
+    with ORCFile(join_file(parts)) as f:
+        frame = f.read_stripe(0, columns=[])
+        assert frame.shape == (10**12, 0)
+        assert isinstance(frame.index, pd.RangeIndex)
+        assert isinstance(f.read(columns=[]).index, pd.RangeIndex)

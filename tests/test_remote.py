@@ -195,7 +195,8 @@ class _Server:
 
 @pytest.fixture
 def http_server(orc_file) -> Iterator[_Server]:
-    pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs aiohttp (in the test extra)")
+    import aiohttp  # noqa: F401 - fsspec's HTTP filesystem needs it; a test dependency, so its absence is a failure
+
     server = _Server(orc_file.read_bytes())
     server.thread.start()
     try:
