@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import OrcError
+from .indexes import BloomFilterIndex, RowIndex, StreamPosition
 from .orcfile import ORCFile
 from .read import read_orc
 from .schema import TypeNode
@@ -12,4 +13,16 @@ from .warmup import warmup
 
 __version__ = "0.1.0"
 
-__all__ = ["ByteSource", "ColumnStatistics", "ORCFile", "OrcError", "TypeNode", "__version__", "read_orc", "warmup"]
+__all__ = [
+    "BloomFilterIndex",
+    "ByteSource",
+    "ColumnStatistics",
+    "ORCFile",
+    "OrcError",
+    "RowIndex",
+    "StreamPosition",
+    "TypeNode",
+    "__version__",
+    "read_orc",
+    "warmup",
+]

@@ -14,6 +14,7 @@ import pandas as pd
 from .compression import CODEC_NAMES
 from .encryption import EncryptedColumn, Encryption, check_encrypted_mode, guard_read, pruning_filters, read_encryption
 from .errors import OrcError
+from .indexes import BloomFilterIndex, RowIndex, read_bloom_filter, read_row_index
 from .kernels.row_index import RowIndexTable
 from .progress import StripeProgress, check_progress, stripe_progress
 from .pushdown.filters import normalize_filters, referenced_paths
@@ -268,6 +269,44 @@ class ORCFile:
         time zone."""
         stripe = self._stripes[self._stripe_index(i)]
         return read_stripe_footer(self._source, self._tail, stripe, len(self._columns))
+
+    def row_index(self, stripe: int, column: str | int) -> RowIndex | None:
+        """The row index of ``column`` in ``stripe``: statistics and stream positions for each row group.
+
+        Parameters
+        ----------
+        stripe : int
+            The stripe's number (negative counts from the end).
+        column : str or int
+            A dotted path (``"trip.fare"``, ``"tags._elem"``) or a column id.
+
+        Returns
+        -------
+        RowIndex or None
+            ``None`` when the writer wrote no row index (a row index stride of 0, or no ROW_INDEX stream).
+
+        Raises
+        ------
+        IndexError
+            If there is no such stripe.
+        OrcError
+            If there is no such column, it is encrypted, or the index is corrupt.
+        """
+        return read_row_index(self, stripe, column)
+
+    def bloom_filter(self, stripe: int, column: str | int) -> BloomFilterIndex | None:
+        """The bloom filters of ``column`` in ``stripe``, one per row group.
+
+        Parameters are those of :meth:`row_index`. ``None`` when the writer made no bloom filter for the column
+        (writers make them only for the columns asked for, such as ``orc.bloom.filter.columns`` in ORC Java and
+        Spark, or pyorc's ``bloom_filter_columns``).
+
+        Examples
+        --------
+        >>> bf = orc.bloom_filter(0, "city")  # doctest: +SKIP
+        >>> bf.might_contain("Oslo"), bf.fill_ratio  # doctest: +SKIP
+        """
+        return read_bloom_filter(self, stripe, column)
 
     # -- rows -----------------------------------------------------------------------------------------------------
 
