@@ -10,12 +10,22 @@ Subcommands
     Column statistics of the file and of each stripe (like ORC's ``orc-statistics``).
 ``orcjit explain FILE --filter "COLUMN OP VALUE" [--filter ...] [--any] [--columns A,B]``
     What a read with those filters would skip, and why: file, stripe and row-group statistics, bloom filters.
+``orcjit head FILE [-n N] [--columns A,B]`` / ``orcjit cat FILE [--columns A,B] [--filter EXPR ...]``
+    The first rows as a table, or every (matching) row as JSON lines (like ORC's ``orc-contents``).
+``orcjit index FILE [--columns A,B] [--stripes LIST]``
+    Each stripe's row index: per row group, first row, rows, statistics and stream positions.
+``orcjit bloom FILE --column C --value V [--stripes LIST]``
+    A value tested against every row group's bloom filter, with each filter's k, m and fill ratio.
+``orcjit convert FILE OUT [--format parquet|csv] [--columns A,B] [--filter EXPR ...] [--force]``
+    The rows written as Parquet (pyarrow) or CSV, a stripe at a time.
 ``orcjit demo [FILE]``
     A tour of the bundled sample file: schema, metadata summary and statistics.
 ``orcjit warmup [--json] [--quiet]``
     Compile (or load from the Numba cache) every kernel a read can use, so that later processes only load.
 
-``schema``, ``meta``, ``stats`` and ``explain`` take ``--json``. ``meta`` and ``stats`` build one plain dict first
+Every command that shows a file's contents takes ``--columns`` (dotted paths; an unknown name is an error) and
+``--json`` (``cat`` always writes JSON lines, ``convert`` writes files). ``schema``, ``meta``, ``stats``,
+``explain``, ``index`` and ``bloom`` print one JSON object. ``meta`` and ``stats`` build one plain dict first
 (:func:`meta_data`, :func:`stats_data`) and render it either as JSON or as aligned text, so the two outputs never
 disagree about what a file holds.
 """
@@ -38,18 +48,23 @@ from typing import Any, TextIO
 
 from . import __version__
 from .errors import OrcError
+from .indexes import RowIndex, describe_position, resolve_column
 from .orcfile import ORCFile
 from .pushdown.filters import FLOAT_KINDS, INTEGER_KINDS
 from .schema import COMPOUND_KINDS, TypeNode
 
 __all__ = [
     "FilterExpression",
+    "bloom_data",
     "build_parser",
     "filter_term",
     "main",
     "parse_filter_expression",
     "parse_stripe_selection",
+    "row_indexes",
     "run_demo",
+    "select_nodes",
+    "typed_value",
 ]
 
 PROG = "orcjit"
@@ -76,6 +91,7 @@ STAT_COLUMNS = [
     ("total_children", "total children"),
     ("bytes_on_disk", "bytes on disk"),
 ]
+INTEGER_BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 DICTIONARY_ENCODINGS = frozenset({"DICTIONARY", "DICTIONARY_V2"})
 
 
@@ -324,16 +340,17 @@ def _filter_column(schema: TypeNode, path: str) -> TypeNode | None:
     return node
 
 
-def _typed(literal: Literal, node: TypeNode | None, expression: FilterExpression) -> Any:
+def _typed(literal: Literal, node: TypeNode | None, context: str, column: str) -> Any:
     """``literal`` as a value of ``node``'s type; text where the filters check and convert it themselves (dates,
-    timestamps) or report the column's problem (unknown, not primitive)."""
+    timestamps) or report the column's problem (unknown, not primitive). ``context`` starts error messages (the
+    filter or option the value came from), ``column`` is the name the user gave."""
     text = literal.text
     if not literal.quoted and text.lower() == "null":
         return None  # the filters answer: use 'is null'
     kind = node.kind if node is not None else None
 
     def wrong(what: str) -> OrcError:
-        return OrcError(f"filter {expression.text!r}: {text!r} is not {what} ({expression.column} is {kind})")
+        return OrcError(f"{context}: {text!r} is not {what} ({column} is {kind})")
 
     if literal.binary is not None and kind != "binary":
         raise wrong("a value of the column's type, x'...' is for binary columns")
@@ -386,10 +403,95 @@ def filter_term(expression: FilterExpression, schema: TypeNode) -> tuple[Any, ..
         )
     if expression.op in ("is null", "is not null"):
         return (expression.column, expression.op)
-    values = [_typed(v, node, expression) for v in expression.values]
+    values = [_typed(v, node, f"filter {expression.text!r}", expression.column) for v in expression.values]
     if expression.op in ("in", "not in"):
         return (expression.column, expression.op, values)
     return (expression.column, expression.op, values[0])
+
+
+# -- column selection -----------------------------------------------------------------------------------------------
+
+
+def _column_list(text: str | None) -> list[str] | None:
+    """The names of a ``--columns`` value, or ``None`` when the option was not given."""
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise OrcError(f"--columns {text!r} names no column")
+    return names
+
+
+def select_nodes(orc: ORCFile, columns: Sequence[str] | None) -> list[TypeNode] | None:
+    """The schema nodes ``--columns`` names, in the order given; ``None`` when it was not given.
+
+    Raises
+    ------
+    OrcError
+        If a name is no column of the file.
+    """
+    if columns is None:
+        return None
+    nodes = []
+    for name in columns:
+        # a top-level field whose name holds a dot is found by its whole name before the name is taken as a path
+        node = next((c for c in orc.schema.children if c.name == name), None)
+        nodes.append(node if node is not None else resolve_column(orc.schema, name))
+    return nodes
+
+
+def _subtree_ids(nodes: Sequence[TypeNode] | None) -> set[int] | None:
+    """The column ids of ``nodes`` and everything below them; ``None`` (every column) for ``None``."""
+    if nodes is None:
+        return None
+    return {n.column_id for node in nodes for n in node.walk()}
+
+
+def typed_value(text: str, node: TypeNode, column: str) -> Any:
+    """A ``--value`` as a Python value of ``node``'s type, written as a ``--filter`` value would be.
+
+    Raises
+    ------
+    OrcError
+        If the text is not a value of the column's type, or is ``null``.
+    """
+    context = f"--value {text!r}"
+    stripped = text.strip()
+    if not stripped:
+        raise OrcError(f"{context}: a value is missing")
+    try:
+        literal, end = _read_literal(stripped, 0, "")
+    except ValueError as e:
+        raise OrcError(f"{context}: {e}") from None
+    if stripped[end:].strip():
+        raise OrcError(f"{context}: unexpected {stripped[end:].strip()!r} after the quoted value")
+    value = _typed(literal, node, context, column)
+    if value is None:
+        raise OrcError(f"{context}: bloom filters record no nulls; the statistics' has null says whether any are there")
+    if node.kind == "decimal" and node.precision is not None and node.scale is not None:
+        digits = node.precision - node.scale
+        if value != value.quantize(decimal.Decimal(1).scaleb(-node.scale)) or abs(value) >= 10**digits:
+            raise OrcError(f"{context}: {text!r} does not fit {node} ({column} is {node})")
+    bits = INTEGER_BITS.get(node.kind)
+    if bits is not None and not (isinstance(value, int) and -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)):
+        what = "an integer" if not isinstance(value, int) else f"in the range of a {bits}-bit integer"
+        raise OrcError(f"{context}: {text!r} is not {what} ({column} is {node.kind})")
+    # the filters convert dates and timestamps themselves; a bloom filter test needs the value itself
+    try:
+        if node.kind == "date":
+            value = datetime.date.fromisoformat(value)
+        elif node.kind.startswith("timestamp"):
+            value = pd_timestamp(value)
+    except ValueError:
+        raise OrcError(f"{context}: {text!r} is not a {node.kind} in ISO form ({column} is {node.kind})") from None
+    return value
+
+
+def pd_timestamp(text: str) -> Any:
+    """``pandas.Timestamp(text)``, with pandas imported only when a timestamp is parsed."""
+    import pandas as pd
+
+    return pd.Timestamp(text)
 
 
 # -- plain data: what each command reports --------------------------------------------------------------------------
@@ -421,7 +523,13 @@ def _depth(node: TypeNode) -> int:
     return depth
 
 
-def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_details: bool = True) -> dict[str, Any]:
+def meta_data(
+    orc: ORCFile,
+    stripes: Sequence[range] | None = None,
+    *,
+    stripe_details: bool = True,
+    columns: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Collect what ``orcjit meta`` reports about a file.
 
     Parameters
@@ -432,6 +540,8 @@ def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_de
     stripe_details : bool
         Whether to read each stripe's footer for its streams, encodings and writer time zone. Without it only
         the stripe layout from the file footer is reported, which costs no reads.
+    columns : sequence of str, optional
+        Report the streams and encodings of only these columns and the columns below them (dotted paths).
 
     Returns
     -------
@@ -441,10 +551,11 @@ def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_de
     Raises
     ------
     OrcError
-        If a selected stripe does not exist or its footer is corrupt.
+        If a selected stripe does not exist, its footer is corrupt or a column is not in the file.
     """
     selected = _selected_stripes(orc, stripes)
     nodes = list(orc.schema.walk())
+    shown = _subtree_ids(select_nodes(orc, columns))
     out: dict[str, Any] = {
         "file": orc.source.name,
         "type": str(orc.schema),
@@ -483,9 +594,12 @@ def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_de
             entry["streams"] = [
                 {"kind": st.kind_name, "column": st.column, "offset": st.offset, "length": st.length}
                 for st in footer.streams
+                if shown is None or st.column in shown
             ]
             encodings = []
             for column, enc in enumerate(footer.encodings):
+                if shown is not None and column not in shown:
+                    continue
                 item: dict[str, Any] = {
                     "column": column,
                     "path": nodes[column].path if column < len(nodes) else None,
@@ -501,16 +615,24 @@ def meta_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, stripe_de
     return out
 
 
-def _column_stats(nodes: Sequence[TypeNode], stats: Iterable[Any]) -> list[dict[str, Any]]:
+def _column_stats(nodes: Sequence[TypeNode], stats: Iterable[Any], shown: set[int] | None) -> list[dict[str, Any]]:
     rows = []
     for node, st in zip(nodes, stats, strict=True):
+        if shown is not None and node.column_id not in shown:
+            continue
         values = st.to_dict()
         values.pop("column_id", None)
         rows.append({"id": node.column_id, "path": node.path, "type": str(node), **values})
     return rows
 
 
-def stats_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, include_stripes: bool = True) -> dict[str, Any]:
+def stats_data(
+    orc: ORCFile,
+    stripes: Sequence[range] | None = None,
+    *,
+    include_stripes: bool = True,
+    columns: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Collect what ``orcjit stats`` reports about a file.
 
     Parameters
@@ -520,6 +642,8 @@ def stats_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, include_
         Stripes whose statistics to include, as :func:`parse_stripe_selection` returns them; all when ``None``.
     include_stripes : bool
         ``False`` for file-level statistics only (the ``stripes`` key is then left out).
+    columns : sequence of str, optional
+        Only these columns and the columns below them (dotted paths).
 
     Returns
     -------
@@ -529,14 +653,16 @@ def stats_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, include_
     Raises
     ------
     OrcError
-        If a selected stripe does not exist or the metadata section holding stripe statistics is corrupt.
+        If a selected stripe does not exist, the metadata section holding stripe statistics is corrupt or a column
+        is not in the file.
     """
     nodes = list(orc.schema.walk())
+    shown = _subtree_ids(select_nodes(orc, columns))
     out: dict[str, Any] = {
         "file": orc.source.name,
         "rows": orc.nrows,
         "stripe_count": orc.nstripes,
-        "columns": _column_stats(nodes, orc.statistics),
+        "columns": _column_stats(nodes, orc.statistics, shown),
     }
     if include_stripes:
         all_stripes = orc.stripes
@@ -545,7 +671,7 @@ def stats_data(orc: ORCFile, stripes: Sequence[range] | None = None, *, include_
                 "index": i,
                 "first_row": all_stripes[i].first_row,
                 "rows": all_stripes[i].rows,
-                "columns": _column_stats(nodes, orc.stripe_statistics(i)),
+                "columns": _column_stats(nodes, orc.stripe_statistics(i), shown),
             }
             for i in _selected_stripes(orc, stripes)
         ]
@@ -646,9 +772,37 @@ def _row_range(first_row: int, rows: int) -> str:
     return f"{_plural(rows, 'row')} ({span})"
 
 
-def schema_lines(orc: ORCFile) -> list[str]:
-    """The schema as text: the one-line type, then the tree with column ids, field names and types."""
-    nodes = list(orc.schema.walk())
+def _with_ancestors(nodes: Sequence[TypeNode] | None) -> set[int] | None:
+    """The column ids of ``nodes``' subtrees and of the compound columns above them."""
+    ids = _subtree_ids(nodes)
+    for node in nodes or []:
+        parent = node.parent
+        while parent is not None and ids is not None:
+            ids.add(parent.column_id)
+            parent = parent.parent
+    return ids
+
+
+def schema_dict(orc: ORCFile, columns: Sequence[str] | None = None) -> dict[str, Any]:
+    """The schema tree as :meth:`TypeNode.to_dict` gives it; with ``columns``, only their subtrees and the
+    columns above them."""
+    shown = _with_ancestors(select_nodes(orc, columns))
+
+    def pruned(node: TypeNode) -> dict[str, Any]:
+        out = node.to_dict()
+        if node.children and shown is not None:
+            out["children"] = [pruned(c) for c in node.children if c.column_id in shown]
+        return out
+
+    return pruned(orc.schema)
+
+
+def schema_lines(orc: ORCFile, columns: Sequence[str] | None = None) -> list[str]:
+    """The schema as text: the one-line type, then the tree with column ids, field names and types (with
+    ``columns``, only their subtrees and the columns above them)."""
+    all_nodes = list(orc.schema.walk())
+    shown = _with_ancestors(select_nodes(orc, columns))
+    nodes = [n for n in all_nodes if shown is None or n.column_id in shown]
     with_attributes = any(node.attributes for node in nodes)
     headers = ["id", "column", "type"] + (["attributes"] if with_attributes else [])
     rows = []
@@ -662,7 +816,7 @@ def schema_lines(orc: ORCFile) -> list[str]:
             [
                 ("File", orc.source.name),
                 ("Type", str(orc.schema)),
-                ("Columns", f"{len(nodes)} (ids 0-{len(nodes) - 1})" if len(nodes) > 1 else "1 (id 0)"),
+                ("Columns", f"{len(all_nodes)} (ids 0-{len(all_nodes) - 1})" if len(all_nodes) > 1 else "1 (id 0)"),
             ]
         ),
         "",
@@ -830,17 +984,18 @@ def _write_lines(out: TextIO, lines: Iterable[str]) -> None:
 
 
 def _cmd_schema(args: argparse.Namespace, out: TextIO) -> int:
+    columns = _column_list(args.columns)
     with ORCFile(args.file) as orc:
         if args.json:
-            _write_json(out, orc.schema.to_dict())
+            _write_json(out, schema_dict(orc, columns))
         else:
-            _write_lines(out, schema_lines(orc))
+            _write_lines(out, schema_lines(orc, columns))
     return 0
 
 
 def _cmd_meta(args: argparse.Namespace, out: TextIO) -> int:
     with ORCFile(args.file) as orc:
-        meta = meta_data(orc, args.stripes)
+        meta = meta_data(orc, args.stripes, columns=_column_list(args.columns))
     if args.json:
         _write_json(out, meta)
     else:
@@ -850,7 +1005,7 @@ def _cmd_meta(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     with ORCFile(args.file) as orc:
-        stats = stats_data(orc, args.stripes, include_stripes=not args.no_stripes)
+        stats = stats_data(orc, args.stripes, include_stripes=not args.no_stripes, columns=_column_list(args.columns))
     if args.json:
         _write_json(out, stats)
     else:
@@ -859,7 +1014,7 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
-    columns = [c for c in args.columns.split(",") if c] if args.columns else None
+    columns = _column_list(args.columns)
     with ORCFile(args.file) as orc:
         terms = [filter_term(expression, orc.schema) for expression in args.filter]
         filters: list[Any] = [[term] for term in terms] if args.any else terms
@@ -908,7 +1063,7 @@ def head_lines(frame: Any) -> list[str]:
 
 
 def _cmd_head(args: argparse.Namespace, out: TextIO) -> int:
-    columns = [c for c in args.columns.split(",") if c] if args.columns else None
+    columns = _column_list(args.columns)
     with ORCFile(args.file) as orc:
         frame = head_frame(orc, args.n, columns, args.encrypted)
     if args.json:
@@ -920,7 +1075,7 @@ def _cmd_head(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_cat(args: argparse.Namespace, out: TextIO) -> int:
-    columns = [c for c in args.columns.split(",") if c] if args.columns else None
+    columns = _column_list(args.columns)
     with ORCFile(args.file) as orc:
         filters: list[Any] | None = None
         if args.filter:
@@ -931,6 +1086,287 @@ def _cmd_cat(args: argparse.Namespace, out: TextIO) -> int:
             for row in frame.to_dict("records"):
                 cells = {k: _value(v) for k, v in row.items()}
                 out.write(json.dumps(_jsonable(cells), allow_nan=False, default=str) + "\n")
+    return 0
+
+
+def row_indexes(
+    orc: ORCFile, stripes: Sequence[range] | None = None, columns: Sequence[str] | None = None
+) -> list[RowIndex]:
+    """The row indexes ``orcjit index`` shows: for each selected stripe, each column (with ``columns``, those and
+    the columns below them) that has one.
+
+    Without ``columns``, encrypted columns are passed over (orcjit holds no keys to read their indexes); named,
+    they raise :class:`OrcError` as :meth:`ORCFile.row_index` does.
+    """
+    named = select_nodes(orc, columns)
+    selected = _selected_stripes(orc, stripes)
+    if named is None:
+        encryption = orc.encryption
+        ids = [n.column_id for n in orc.schema.walk() if encryption is None or encryption.covering(n.column_id) is None]
+    else:
+        ids = sorted(_subtree_ids(named) or ())
+    if orc.row_index_stride <= 0:
+        return []  # no writer index to look for, and no stripe footer to read
+    found = []
+    for i in selected:
+        for column_id in ids:
+            index = orc.row_index(i, column_id)
+            if index is not None:
+                found.append(index)
+    return found
+
+
+def index_lines(orc: ORCFile, indexes: Sequence[RowIndex]) -> list[str]:
+    """Row indexes as text: per stripe and column, a table of row groups with statistics and stream positions."""
+    stride = orc.row_index_stride
+    lines = format_fields(
+        [("File", orc.source.name), ("Rows", orc.nrows), ("Stripes", orc.nstripes), ("Row index stride", stride)]
+    )
+    if not indexes:
+        why = "the writer made no row index (row index stride 0)" if stride <= 0 else "no row index"
+        if stride > 0:
+            why += " in the selected stripes and columns"
+        return [*lines, "", f"{orc.source.name}: {why}"]
+    for index in indexes:
+        node = orc.schema.column(index.column_id)
+        streams = list(dict.fromkeys(name for group in index.positions for name in group))
+        headers = ["group", "first row", "rows", "count", "has null", "min", "max"]
+        headers += [f"{name} position" for name in streams]
+        rows = []
+        for g, stats in enumerate(index.statistics):
+            row: list[Any] = [g, int(index.first_rows[g]), int(index.rows[g]), stats.count, stats.has_null]
+            row += [_shorten(_jsonable(stats.minimum)), _shorten(_jsonable(stats.maximum))]
+            row += [
+                describe_position(index.positions[g][name], index.compressed) if name in index.positions[g] else None
+                for name in streams
+            ]
+            rows.append(row)
+        lines += [
+            "",
+            f"Stripe {index.stripe}, column {index.column_id} {index.path or '(root)'} ({_type_label(node)}), "
+            f"{_plural(len(index), 'row group')}:",
+            *format_table(headers, rows),
+        ]
+    return lines
+
+
+def _cmd_index(args: argparse.Namespace, out: TextIO) -> int:
+    with ORCFile(args.file) as orc:
+        indexes = row_indexes(orc, args.stripes, _column_list(args.columns))
+        if args.json:
+            _write_json(
+                out,
+                {
+                    "file": orc.source.name,
+                    "rows": orc.nrows,
+                    "row_index_stride": orc.row_index_stride,
+                    "indexes": [index.to_dict() for index in indexes],
+                },
+            )
+        else:
+            _write_lines(out, index_lines(orc, indexes))
+    return 0
+
+
+def bloom_data(orc: ORCFile, column: str, text: str, stripes: Sequence[range] | None = None) -> dict[str, Any]:
+    """What ``orcjit bloom`` reports: ``text``, typed by ``column``, tested against each row group's filter.
+
+    Returns
+    -------
+    dict
+        JSON-ready: the column and value, one entry per selected stripe (``bloom_filter`` false for a stripe
+        without filters, else the filter's :meth:`BloomFilterIndex.to_dict` with ``first_row``, ``rows`` and
+        ``may_contain`` in each row group), and the totals ``row_groups`` and ``may_contain``.
+
+    Raises
+    ------
+    OrcError
+        If the column is not in the file or compound, or ``text`` is not a value of its type.
+    """
+    from .kernels.bloom import hash_candidates
+
+    (node,) = select_nodes(orc, [column]) or []
+    if node.is_compound:
+        raise OrcError(f"column {column!r} is a {node.kind}; bloom filters are kept for primitive columns")
+    value = typed_value(text, node, column)
+    hash_candidates(value, node.kind)  # a value the column cannot hold fails here, even when no stripe has filters
+    stride = orc.row_index_stride
+    entries = []
+    groups = may = 0
+    for i in _selected_stripes(orc, stripes):
+        stripe = orc.stripes[i]
+        bloom = orc.bloom_filter(i, node.column_id)
+        if bloom is None:
+            entries.append({"stripe": i, "first_row": stripe.first_row, "rows": stripe.rows, "bloom_filter": False})
+            continue
+        hits = bloom.might_contain(value).tolist()
+        entry = {"first_row": stripe.first_row, "rows": stripe.rows, "bloom_filter": True, **bloom.to_dict()}
+        for g, group in enumerate(entry["row_groups"]):
+            start = g * stride
+            group.update(
+                first_row=stripe.first_row + start, rows=min(stride, stripe.rows - start), may_contain=bool(hits[g])
+            )
+            group["false_positive_rate"] = float(bloom.false_positive_rate[g])
+        entries.append(entry)
+        groups += len(hits)
+        may += sum(hits)
+    return {
+        "file": orc.source.name,
+        "column": node.path,
+        "column_id": node.column_id,
+        "type": str(node),
+        "value": value,
+        "stripes": entries,
+        "row_groups": groups,
+        "may_contain": may,
+    }
+
+
+def bloom_lines(data: dict[str, Any]) -> list[str]:
+    """Render :func:`bloom_data` as text: a table per stripe, then a summary and notes."""
+    value = _jsonable(data["value"])
+    lines = format_fields([("File", data["file"]), ("Column", f"{data['column']} ({data['type']})"), ("Value", value)])
+    missing = []
+    unreliable = []
+    for entry in data["stripes"]:
+        if not entry["bloom_filter"]:
+            missing.append(entry["stripe"])
+            lines += ["", f"Stripe {entry['stripe']}, {_row_range(entry['first_row'], entry['rows'])}: no bloom filter"]
+            continue
+        if not entry["reliable"]:
+            unreliable.append(entry["stripe"])
+        rows = [
+            [
+                g["group"],
+                g["first_row"],
+                g["rows"],
+                g["num_hash_functions"],
+                g["num_bits"],
+                round(g["fill_ratio"], 3),
+                float(f"{g['false_positive_rate']:.2g}"),
+                "may contain" if g["may_contain"] else "no",
+            ]
+            for g in entry["row_groups"]
+        ]
+        lines += [
+            "",
+            f"Stripe {entry['stripe']}, {_row_range(entry['first_row'], entry['rows'])}: {entry['stream']}"
+            + ("" if entry["reliable"] else " (not reliable)"),
+            *format_table(["group", "first row", "rows", "k", "m", "fill ratio", "false positives", "value"], rows),
+        ]
+    groups, may = data["row_groups"], data["may_contain"]
+    summary = f"{may} of {_plural(groups, 'row group')} may contain the value"
+    if groups:
+        summary += f"; {groups - may} certainly do not" if not unreliable else f"; {groups - may} say no"
+    lines += ["", f"Summary: {summary}."]
+    if missing:
+        lines.append(
+            f"Note: {data['column']} has no bloom filter in {_plural(len(missing), 'stripe')} "
+            f"({', '.join(map(str, missing))}); reads cannot skip its row groups by value."
+        )
+    if unreliable:
+        lines.append(
+            f"Note: the filters of {_plural(len(unreliable), 'stripe')} are not reliable for this column type and "
+            "writer (the writer hashed some values wrongly): orcjit does not skip row groups on them, and their "
+            '"no" may be wrong.'
+        )
+    return lines
+
+
+def _cmd_bloom(args: argparse.Namespace, out: TextIO) -> int:
+    with ORCFile(args.file) as orc:
+        data = bloom_data(orc, args.column, args.value, args.stripes)
+    if args.json:
+        _write_json(out, data)
+    else:
+        _write_lines(out, bloom_lines(data))
+    return 0
+
+
+CONVERT_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv"}
+
+
+def _convert_format(args: argparse.Namespace) -> str:
+    if args.format is not None:
+        return str(args.format)
+    if args.out == "-":
+        return "csv"
+    fmt = CONVERT_SUFFIXES.get(os.path.splitext(args.out)[1].lower())
+    if fmt is None:
+        raise OrcError(f"cannot tell the format from {args.out!r}: name it .parquet, .pq or .csv, or give --format")
+    return fmt
+
+
+def _write_parquet(orc: ORCFile, path: str, columns: Sequence[str] | None, filters: Any, encrypted: str) -> int:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise OrcError("orcjit convert to Parquet needs pyarrow: pip install pyarrow") from None
+    writer = None
+    rows = 0
+    try:
+        # a stripe at a time, each one Parquet row group: memory stays that of one stripe
+        for i in range(max(orc.nstripes, 1)):
+            table = orc.read_arrow(columns, filters=filters, stripes=[i] if orc.nstripes else None, encrypted=encrypted)
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            if table.num_rows:
+                writer.write_table(table)
+                rows += table.num_rows
+    except (pa.ArrowException, NotImplementedError) as e:
+        raise OrcError(f"{orc.source.name}: cannot write as Parquet: {e}") from None
+    finally:
+        if writer is not None:
+            writer.close()
+    return rows
+
+
+def _write_csv(orc: ORCFile, out: TextIO, columns: Sequence[str] | None, filters: Any, encrypted: str) -> int:
+    rows = 0
+    header = True
+    for frame in orc.iter_stripes(columns=columns, filters=filters, encrypted=encrypted):
+        frame.to_csv(out, header=header, index=False, lineterminator="\n")
+        header = False
+        rows += len(frame)
+    if header:  # nothing matched, or no stripes: still one header line
+        orc.read(columns=columns, filters=filters, encrypted=encrypted).to_csv(out, index=False, lineterminator="\n")
+    return rows
+
+
+def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
+    fmt = _convert_format(args)
+    to_stdout = args.out == "-"
+    if to_stdout and fmt != "csv":
+        raise OrcError("only CSV can be written to standard output ('-'); give a path for Parquet")
+    if not to_stdout and os.path.exists(args.out) and not args.force:
+        raise OrcError(f"{args.out} exists; give --force to overwrite it")
+    columns = _column_list(args.columns)
+    with ORCFile(args.file) as orc:
+        filters: list[Any] | None = None
+        if args.filter:
+            terms = [filter_term(expression, orc.schema) for expression in args.filter]
+            filters = [[term] for term in terms] if args.any else terms
+        select_nodes(orc, columns)  # an unknown column fails before OUT is created
+        if to_stdout:
+            rows = _write_csv(orc, out, columns, filters, args.encrypted)
+        else:
+            try:
+                if fmt == "parquet":
+                    rows = _write_parquet(orc, args.out, columns, filters, args.encrypted)
+                else:
+                    with open(args.out, "w", encoding="utf-8", newline="") as fh:
+                        rows = _write_csv(orc, fh, columns, filters, args.encrypted)
+            except BaseException:
+                # a half-written file would pass for a complete one
+                if os.path.exists(args.out):
+                    os.remove(args.out)
+                raise
+    # the summary never mixes into CSV written to standard output
+    print(
+        f"{PROG}: wrote {_plural(rows, 'row')} to {'standard output' if to_stdout else args.out} ({fmt})",
+        file=sys.stderr if to_stdout else out,
+    )
     return 0
 
 
@@ -1026,6 +1462,27 @@ def _add_encrypted(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_columns(parser: argparse.ArgumentParser, what: str = "only these columns") -> None:
+    parser.add_argument(
+        "--columns",
+        metavar="A,B",
+        help=f"{what}, comma-separated, with dotted paths for nested fields such as trip.fare (default: all); "
+        "an unknown name is an error",
+    )
+
+
+def _add_filters(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    parser.add_argument(
+        "--filter",
+        action="append",
+        required=required,
+        type=parse_filter_expression,
+        metavar="EXPR",
+        help='keep the rows where EXPR holds, such as "x == 5", "s in (\'a\', \'b\')" or "d is null"; repeat for more',
+    )
+    parser.add_argument("--any", action="store_true", help="rows need to match any one filter, not all of them")
+
+
 def _add_stripes(parser: Any) -> None:  # an ArgumentParser or a mutually exclusive group of one
     parser.add_argument(
         "--stripes",
@@ -1047,8 +1504,16 @@ def build_parser() -> argparse.ArgumentParser:
             "  orcjit meta data.orc --json     file and stripe layout as JSON\n"
             "  orcjit stats data.orc --no-stripes\n"
             "  orcjit head data.orc -n 5       the first rows as a table\n"
+            "  orcjit cat data.orc --filter 'id > 9'\n"
+            "                                  the matching rows as JSON lines\n"
             "  orcjit explain data.orc --filter 'id == 42'\n"
             "                                  what a filtered read skips, and why\n"
+            "  orcjit index data.orc --columns id\n"
+            "                                  row group statistics and stream positions\n"
+            "  orcjit bloom data.orc --column id --value 42\n"
+            "                                  which row groups' bloom filters may hold 42\n"
+            "  orcjit convert data.orc data.parquet\n"
+            "                                  write the rows as Parquet (or .csv)\n"
             "  orcjit warmup                   compile every kernel ahead of the first read\n\n"
             "Run 'orcjit COMMAND --help' for a command's options."
         ),
@@ -1068,6 +1533,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_file(p)
     _add_json(p, "the schema tree (id, kind, type, name, children)")
+    _add_columns(p, "show only these columns' subtrees (and the columns above them)")
 
     p = _add_subcommand(
         subparsers,
@@ -1083,6 +1549,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_file(p)
     _add_json(p, "the metadata")
     _add_stripes(p)
+    _add_columns(p, "show the streams and encodings of only these columns and those below them")
 
     p = _add_subcommand(
         subparsers,
@@ -1097,6 +1564,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_file(p)
     _add_json(p, "the statistics")
+    _add_columns(p, "show only these columns and those below them")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--no-stripes", action="store_true", help="file-level statistics only")
     _add_stripes(group)
@@ -1112,7 +1580,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_file(p)
     p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
-    p.add_argument("--columns", metavar="A,B", help="only these columns, comma-separated (dotted paths for nested)")
+    _add_columns(p)
     _add_encrypted(p)
     _add_json(p, "each row")
 
@@ -1128,15 +1596,8 @@ def build_parser() -> argparse.ArgumentParser:
         _cmd_cat,
     )
     _add_file(p)
-    p.add_argument("--columns", metavar="A,B", help="only these columns, comma-separated (dotted paths for nested)")
-    p.add_argument(
-        "--filter",
-        action="append",
-        type=parse_filter_expression,
-        metavar="EXPR",
-        help="keep the rows where EXPR holds, such as \"x == 5\" or \"s in ('a', 'b')\"; repeat for more",
-    )
-    p.add_argument("--any", action="store_true", help="rows need to match any one filter, not all of them")
+    _add_columns(p)
+    _add_filters(p)
     _add_encrypted(p)
 
     p = _add_subcommand(
@@ -1157,19 +1618,73 @@ def build_parser() -> argparse.ArgumentParser:
         _cmd_explain,
     )
     _add_file(p)
-    p.add_argument(
-        "--filter",
-        action="append",
-        required=True,
-        type=parse_filter_expression,
-        metavar="EXPR",
-        help='a filter such as "x == 5", "s in (\'a\', \'b\')" or "d is null"; repeat for more',
-    )
-    p.add_argument("--any", action="store_true", help="rows need to match any one filter, not all of them")
-    p.add_argument(
-        "--columns", metavar="A,B", help="count the bytes of only these columns, comma-separated (default: all)"
-    )
+    _add_filters(p, required=True)
+    _add_columns(p, "count the bytes of only these columns")
     _add_json(p, "the explanation")
+
+    p = _add_subcommand(
+        subparsers,
+        "index",
+        "print each row group's statistics and stream positions (the row index)",
+        "Print the row index the writer keeps in each stripe: for every column that has one, a table of its row "
+        "groups (row index stride rows each) with the first row, rows, count, has null, min and max, and where "
+        "each of the column's streams (PRESENT, DATA, LENGTH, SECONDARY) stands at the group's first row: a "
+        "compression chunk's offset plus an offset inside it (or a byte offset in uncompressed files), and the "
+        "values or bits to skip from there. Long values are shortened in text; --json shows them whole. A file "
+        "written without row indexes says so.",
+        "  orcjit index data.orc\n  orcjit index data.orc --columns id,trip.fare --stripes 0\n"
+        "  orcjit index data.orc --json",
+        _cmd_index,
+    )
+    _add_file(p)
+    _add_columns(p, "only these columns and those below them")
+    _add_stripes(p)
+    _add_json(p, "the row indexes (one entry per stripe and column, one per row group inside)")
+
+    p = _add_subcommand(
+        subparsers,
+        "bloom",
+        "test a value against every row group's bloom filter",
+        "Test a value against the bloom filter of each row group of a column, stripe by stripe: print each "
+        "filter's k (hash functions), m (bits), fill ratio and estimated false positive rate, and whether the "
+        "group may contain the value or certainly does not, then how many row groups may. The value is written "
+        "as in a --filter and typed by the column: numbers, text (quoted if it has spaces at the ends), dates and "
+        "timestamps in ISO form, true/false, x'00ff' bytes. Stripes without a filter for the column, and filters "
+        "orcjit does not trust for this column type and writer (it never skips row groups on those), are noted.",
+        "  orcjit bloom data.orc --column id --value 42\n"
+        "  orcjit bloom data.orc --column city --value 'New York' --stripes 0-3\n"
+        "  orcjit bloom data.orc --column day --value 2024-01-01 --json",
+        _cmd_bloom,
+    )
+    _add_file(p)
+    p.add_argument("--column", required=True, metavar="C", help="the column, a dotted path for a nested field")
+    p.add_argument("--value", required=True, metavar="V", help="the value to test")
+    _add_stripes(p)
+    _add_json(p, "the answers (k, m, fill ratio and may_contain per row group, with totals)")
+
+    p = _add_subcommand(
+        subparsers,
+        "convert",
+        "write the rows to a Parquet or CSV file",
+        "Write the file's rows to OUT as Parquet (with pyarrow, one row group per stripe, Arrow types as "
+        "orcjit.read_arrow gives them) or CSV (a header line, then the rows as pandas writes them), reading a "
+        "stripe at a time so that memory stays that of one stripe. The format comes from OUT's suffix (.parquet, "
+        ".pq, .csv) unless --format says; OUT - writes CSV to standard output. An existing OUT is left alone "
+        "unless --force is given. --columns and --filter choose what is written, as for cat. A summary line "
+        "(rows written, path) follows on standard output, or on standard error when the CSV goes there.",
+        "  orcjit convert data.orc data.parquet\n"
+        "  orcjit convert data.orc out.csv --columns id,name --filter 'id > 100'\n"
+        "  orcjit convert data.orc - --format csv | head\n"
+        "  orcjit convert data.orc data.pq --force",
+        _cmd_convert,
+    )
+    _add_file(p)
+    p.add_argument("out", metavar="OUT", help="the file to write, or - for CSV on standard output")
+    p.add_argument("--format", choices=("parquet", "csv"), help="the output format (default: from OUT's suffix)")
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    _add_columns(p, "write only these columns")
+    _add_filters(p)
+    _add_encrypted(p)
 
     p = _add_subcommand(
         subparsers,
