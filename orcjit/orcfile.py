@@ -19,6 +19,7 @@ from .kernels.row_index import RowIndexTable
 from .progress import StripeProgress, check_progress, stripe_progress
 from .pushdown.filters import normalize_filters, referenced_paths
 from .pushdown.plan import Explanation, StripeDecision, decide, explain
+from .pushdown.rowgroups import kept_runs
 from .pushdown.rows import filters_mask
 from .reading.columns import ReadContext, read_column
 from .reading.frame import Selection, build_frame, build_table, check_backend, select_columns
@@ -376,7 +377,7 @@ class ORCFile:
             positions = self._row_positions(d.index, footer, selection, groups.indexes)
             if positions is not None:
                 runs = []
-                for start, stop in _runs(groups.keep):
+                for start, stop in kept_runs(groups.keep):
                     first = start * groups.stride
                     count = min(stop * groups.stride, stripe.rows) - first
                     runs.append(Run(stripe, first, count, footer, positions))
@@ -748,7 +749,9 @@ class ORCFile:
         Returns an :class:`~orcjit.pushdown.plan.Explanation`: the file-level verdict, each stripe kept or
         skipped (by file statistics, stripe statistics, or because statistics and bloom filters ruled out
         every row group), row groups kept and skipped per stripe, and the bytes the read would fetch for
-        ``columns`` against the file size. ``str()`` of it is a readable report.
+        ``columns`` against the file size: whole streams of the stripes read whole, and for stripes entered by
+        row group the row indexes to seek with and each run of kept row groups' byte ranges (a run ending inside
+        a compression chunk may fetch one chunk more). ``str()`` of it is a readable report.
         """
         predicates = normalize_filters(filters, self.schema)
         selection = select_columns(self.schema, columns)
@@ -788,10 +791,3 @@ def _file_rows(first_rows: Sequence[int], counts: Sequence[int]) -> pd.Index:
     if all(first_rows[i] + counts[i] == first_rows[i + 1] for i in range(len(first_rows) - 1)):
         return pd.RangeIndex(first_rows[0], first_rows[-1] + counts[-1])
     return pd.Index(np.concatenate([np.arange(r, r + n) for r, n in zip(first_rows, counts, strict=True)]))
-
-
-def _runs(keep: np.ndarray) -> list[tuple[int, int]]:
-    """``[start, stop)`` of each maximal run of True in ``keep``."""
-    padded = np.concatenate([[False], keep.astype(bool), [False]])
-    edges = np.flatnonzero(padded[1:] != padded[:-1])
-    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]

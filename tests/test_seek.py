@@ -20,10 +20,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.orc as po
 import pytest
 
 from orcjit import OrcError, ORCFile
 from orcjit.compression import NONE
+from orcjit.pushdown.rowgroups import kept_runs
 from orcjit.reading.cursor import StreamCursor, ValueStream
 from orcjit.reading.positions import BOOLEAN, RAW, RLE, VARINTS, column_positions, split_positions, stream_layouts
 from orcjit.reading.seek import read_row_positions
@@ -659,3 +661,33 @@ def test_stream_cursor_fetches_and_decompresses_as_needed() -> None:
         StreamCursor(lambda o, n: b"", 10, 11, b"", NONE, 100, "s")
     with pytest.raises(OrcError, match="past the stream"):
         ValueStream.from_cursor(StreamCursor(lambda o, n: b"", 3, 0, b"abc", NONE, 100, "s"), "s", 5)
+
+
+@pytest.fixture(scope="module")
+def random_ints_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sorted key beside random 40-bit integers: RLE v2 runs of the random column cross chunk boundaries."""
+    rng = np.random.default_rng(5)
+    n = 400_000
+    table = pa.table({"key": np.arange(n), "r": rng.integers(0, 10**12, n), "x": rng.random(n)})
+    path = tmp_path_factory.mktemp("random_ints") / "r.orc"
+    po.write_table(table, path, compression="zstd", stripe_size=4 << 20, row_index_stride=10_000)
+    return path
+
+
+@pytest.mark.parametrize("filters", [[("key", ">=", 100_000), ("key", "<", 180_000)], [("key", "in", [5, 250_123])]])
+def test_explain_counts_the_bytes_a_filtered_read_fetches(random_ints_file: Path, filters: Any) -> None:
+    with ORCFile(random_ints_file) as f:
+        explanation = f.explain(filters)
+        kept = [d for d in explanation.stripes if d.keep]
+        assert kept and any(d.row_groups is not None and not d.row_groups.keep.all() for d in kept)
+        f.source.reset_counters()
+        got = f.read(filters=filters)
+        fetched = f.source.bytes_read
+        expected = explanation.bytes_to_read + explanation.index_bytes
+        # a run of row groups ending inside a compression chunk fetches at most one more chunk per stream
+        runs = sum(len(kept_runs(d.row_groups.keep)) if d.row_groups is not None else 1 for d in kept)
+        slack = runs * 3 * (f.compression_block_size + 3)
+        assert expected <= fetched <= expected + slack, (expected, fetched)
+        assert fetched < f.file_size / 3
+        full = f.read()
+        pd.testing.assert_frame_equal(got, full[_mask(full, filters)].reset_index(drop=True))

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..compression import NONE
 from ..errors import OrcError
-from ..reading.streams import DATA_KINDS
+from ..reading.seek import ROW_INDEX, planned_ranges, read_row_positions, stream_plan
+from ..reading.streams import DATA_KINDS, coalesce
 from ..stripes import StripeFooterInfo
 from .filters import Filters, describe
 from .prune import NAMES, NO, bloom_filters_trusted, evaluate, statistics_trusted
-from .rowgroups import RowGroupVerdict, evaluate_row_groups
+from .rowgroups import RowGroupVerdict, evaluate_row_groups, kept_runs
 
 if TYPE_CHECKING:
     from ..orcfile import ORCFile
@@ -138,9 +140,31 @@ def explain(orc: ORCFile, filters: Filters | None, selected: set[int]) -> Explan
     index_bytes = sum(d.row_groups.index_bytes for d in decisions if d.row_groups is not None)
     data = 0
     for d in decisions:
-        if not d.keep:
-            continue
-        footer = d.footer or orc.stripe_footer(d.index)
-        data += orc.stripes[d.index].footer_length
-        data += sum(s.length for s in footer.streams if s.column in selected and s.kind in DATA_KINDS)
+        if d.keep:
+            footer = d.footer or orc.stripe_footer(d.index)
+            data += orc.stripes[d.index].footer_length + _stripe_bytes(orc, d, footer, selected)
     return Explanation(describe(filters), file_verdict, decisions, orc.file_size, data, index_bytes)
+
+
+def _stripe_bytes(orc: ORCFile, d: StripeDecision, footer: StripeFooterInfo, selected: set[int]) -> int:
+    """What a read fetches of kept stripe ``d`` beyond its footer: the data streams of the ``selected`` columns,
+    or, when it skips row groups, the row indexes it seeks with and the ranges each run of kept row groups starts
+    with (:func:`~orcjit.reading.seek.stream_plan`; a run that ends inside a long chunk fetches a little more)."""
+    groups = d.row_groups
+    whole = coalesce((s.offset, s.length) for s in footer.streams if s.column in selected and s.kind in DATA_KINDS)
+    if groups is None or groups.keep.all() or groups.stride <= 0:
+        return sum(length for _, length in whole)
+    stripe = orc.stripes[d.index]
+    tail = orc._tail
+    nodes = [node for node in orc.schema.walk() if node.column_id in selected]
+    positions = read_row_positions(orc.source, tail, stripe, footer, nodes, groups.stride, groups.indexes)
+    if positions is None:
+        return sum(length for _, length in whole)
+    fetched_indexes = [s for s in footer.streams if s.kind == ROW_INDEX and s.column in selected]
+    seek_indexes = sum(s.length for s in fetched_indexes if s.column not in groups.indexes)
+    compressed = tail.compression != NONE
+    runs = [
+        stream_plan(footer, selected, positions, first, end, compressed, tail.block_size)
+        for first, end in kept_runs(groups.keep)
+    ]
+    return seek_indexes + sum(length for plan in runs for _, length in planned_ranges(plan))

@@ -43,6 +43,13 @@ class RowGroupVerdict:
     indexes: dict[int, RowIndexTable] = field(default_factory=dict)
 
 
+def kept_runs(keep: np.ndarray) -> list[tuple[int, int]]:
+    """``[start, stop)`` of each maximal run of kept row groups (True in ``keep``): what a read decodes at once."""
+    padded = np.concatenate([[False], keep.astype(bool), [False]])
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
 def _read_stream(source: Any, tail: FileTail, stripe: StripeInfo, s: Any) -> bytes:
     raw = source.read(s.offset, s.length)
     what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"

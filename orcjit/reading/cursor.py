@@ -73,6 +73,11 @@ class StreamCursor:
         The file's compression and compression block size.
     what : str
         The stream, for error messages.
+    window : int, optional
+        How much the first further fetch takes. By default each fetch takes as much as was fetched so far, so a
+        stream read from its start costs few requests; a seek whose ``raw`` already reaches about where its rows
+        end gives the size of a chunk (or a run): usually only the end of a run crossing that point is missing.
+        Later fetches double as usual.
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class StreamCursor:
         codec: int,
         block_size: int,
         what: str,
+        window: int | None = None,
     ) -> None:
         if not 0 <= start <= length:
             raise OrcError(f"{what}: row index position {start} lies outside the stream of {length} bytes")
@@ -95,6 +101,8 @@ class StreamCursor:
         self._pending = bytes(raw)  # fetched, not yet handed out: whole chunks first, then part of one
         self._pending_at = start  # stream offset of _pending[0]
         self._fetched = len(raw)  # bytes fetched so far (sets the size of the next fetch)
+        self._window = window  # for the first further fetch only
+        self._short_step = window is not None  # the first extension of the decoded bytes, likewise
 
     def most_left(self) -> int:
         """The most decompressed bytes the stream can still give (exact for an uncompressed stream)."""
@@ -150,6 +158,15 @@ class StreamCursor:
                 need = HEADER_SIZE + (header >> 1)
             self._more(end, need - len(self._pending))
 
+    def step(self, held: int) -> int:
+        """The decoded bytes a stream holding ``held`` past its position should add at least when it runs out:
+        as many again (so a kernel restarted over them does at most twice the work), or just one more the first
+        time after a seek's planned fetch, which runs short only by the end of a run."""
+        if self._short_step:
+            self._short_step = False
+            return 1
+        return held
+
     def _complete_chunks(self) -> int:
         """Bytes of ``_pending`` that hold whole chunks."""
         data = self._pending
@@ -162,8 +179,11 @@ class StreamCursor:
         return pos
 
     def _more(self, end: int, least: int) -> None:
-        # fetch at least `least` more bytes, and as many as were fetched so far (doubling), within the stream
-        size = min(max(least, self._fetched, MIN_WINDOW), self._length - end)
+        # fetch at least `least` more bytes, and as many as were fetched so far (doubling) or the window, within
+        # the stream
+        step = self._fetched if self._window is None else self._window
+        self._window = None
+        size = min(max(least, step, MIN_WINDOW), self._length - end)
         self._pending += self._fetch(end, size)
         self._fetched += size
 
@@ -225,7 +245,7 @@ class ValueStream:
         """
         if self._cursor is None:
             return False
-        want = max(want, len(self.buf) - self.pos, 1)
+        want = max(want, self._cursor.step(len(self.buf) - self.pos), 1)
         parts: list[np.ndarray] = []
         got = 0
         while got < want:

@@ -26,7 +26,7 @@ from ..schema import TypeNode
 from ..stripes import StreamInfo, StripeFooterInfo, StripeInfo
 from ..tail import FileTail
 from .columns import ReadContext, read_column
-from .cursor import EMPTY, StreamCursor, ValueStream
+from .cursor import EMPTY, HEADER_SIZE, StreamCursor, ValueStream
 from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
 from .streams import DATA, DATA_KINDS, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams, coalesce
 from .vector import ColumnVector
@@ -121,34 +121,12 @@ class SeekStreams(StripeStreams):
         self._tail = tail
         self._opened: dict[tuple[int, int], ValueStream] = {}
         compressed = tail.compression != NONE
-        groups = len(next(iter(positions.values()))) if positions else 0
-        # per stream: (info, where to start, how far to fetch at first, the position to start decoding at)
-        plan: dict[tuple[int, int], tuple[StreamInfo, int, int, StreamPosition | None]] = {}
-        for s in footer.streams:
-            if s.column not in columns or s.kind not in DATA_KINDS or s.length <= 0:
-                continue
-            start, end, at = 0, s.length, None
-            if positions is not None and not self._dictionary(s):
-                entries = positions.get(s.column) or []
-                at = entries[first_group].get(s.kind) if entries else None
-                if at is None:
-                    continue  # a stream the column's type does not read
-                start = at.chunk_offset
-                if end_group < groups:
-                    later = entries.chunk_offsets(s.kind)[end_group + 1 :]
-                    end = _fetch_end(entries[end_group][s.kind], later, s.length, compressed, tail.block_size)
-                end = max(end, min(start, s.length))
-            plan[(s.column, s.kind)] = (s, start, end, at)
-        fetched = _fetch(source, [(s.offset + start, end - start) for s, start, end, _ in plan.values()])
+        plan = stream_plan(footer, columns, positions, first_group, end_group, compressed, tail.block_size)
+        fetched = _fetch(source, planned_ranges(plan))
         self._plan = {
             key: (s, start, _slice(fetched, s.offset + start, end - start) if end > start else memoryview(b""), at)
             for key, (s, start, end, at) in plan.items()
         }
-
-    def _dictionary(self, s: StreamInfo) -> bool:
-        if s.kind == DICTIONARY_DATA:
-            return True
-        return s.kind == LENGTH and self.encoding(s.column).kind in DICTIONARY_ENCODINGS
 
     def open(self, column: int, kind: int) -> ValueStream:
         key = (column, kind)
@@ -166,7 +144,10 @@ class SeekStreams(StripeStreams):
             def fetch(offset: int, length: int, base: int = s.offset) -> bytes:
                 return source.read(base + offset, length)
 
-            cursor = StreamCursor(fetch, s.length, start, raw, self._tail.compression, self._tail.block_size, what)
+            tail = self._tail
+            # what was fetched reaches about where the rows end: further fetches are for a run crossing that point
+            window = RUN_SLACK if tail.compression == NONE else HEADER_SIZE + tail.block_size
+            cursor = StreamCursor(fetch, s.length, start, raw, tail.compression, tail.block_size, what, window)
             if at is None:
                 stream = ValueStream.from_cursor(cursor, what)
             else:
@@ -185,6 +166,56 @@ class SeekStreams(StripeStreams):
 
     def require(self, column: int, kind: int) -> np.ndarray:
         return self.open(column, kind).whole()
+
+
+StreamPlan = dict[tuple[int, int], tuple[StreamInfo, int, int, StreamPosition | None]]
+
+
+def stream_plan(
+    footer: StripeFooterInfo,
+    columns: set[int],
+    positions: Positions | None,
+    first_group: int,
+    end_group: int,
+    compressed: bool,
+    block_size: int,
+) -> StreamPlan:
+    """Per data stream of ``columns`` that a read of row groups ``first_group`` to ``end_group`` opens: the stream,
+    the byte offset in it to fetch from, how far to fetch at first, and the position to start decoding at (``None``
+    to decode from the stream's start). Without ``positions`` every stream is read whole. :class:`SeekStreams`
+    fetches these ranges; :meth:`orcjit.ORCFile.explain` counts them.
+    """
+    groups = len(next(iter(positions.values()))) if positions else 0
+    plan: StreamPlan = {}
+    for s in footer.streams:
+        if s.column not in columns or s.kind not in DATA_KINDS or s.length <= 0:
+            continue
+        start, end, at = 0, s.length, None
+        if positions is not None and not _dictionary(s, footer):
+            entries = positions.get(s.column) or []
+            at = entries[first_group].get(s.kind) if entries else None
+            if at is None:
+                continue  # a stream the column's type does not read
+            start = at.chunk_offset
+            if end_group < groups:
+                later = entries.chunk_offsets(s.kind)[end_group + 1 :]
+                end = _fetch_end(entries[end_group][s.kind], later, s.length, compressed, block_size)
+            end = max(end, min(start, s.length))
+        plan[(s.column, s.kind)] = (s, start, end, at)
+    return plan
+
+
+def planned_ranges(plan: StreamPlan) -> list[tuple[int, int]]:
+    """The file byte ranges a :func:`stream_plan` fetches at first, merged as they are fetched."""
+    return [r for r in coalesce((s.offset + start, end - start) for s, start, end, _ in plan.values()) if r[1] > 0]
+
+
+def _dictionary(s: StreamInfo, footer: StripeFooterInfo) -> bool:
+    """Whether ``s`` belongs to a dictionary, which has no positions and is read whole."""
+    if s.kind == DICTIONARY_DATA:
+        return True
+    encodings = footer.encodings
+    return s.kind == LENGTH and s.column < len(encodings) and encodings[s.column].kind in DICTIONARY_ENCODINGS
 
 
 def _fetch_end(at: StreamPosition, later: np.ndarray, length: int, compressed: bool, block_size: int) -> int:
