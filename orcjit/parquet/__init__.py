@@ -1,0 +1,22 @@
+"""Parquet files' split-block bloom filters, probed from Python.
+
+pyarrow writes bloom filters into Parquet files (``bloom_filter_options``), and Spark does with
+``parquet.bloom.filter.enabled#column``, but neither lets Python ask them anything. :mod:`orcjit.parquet` reads a
+file's footer with its own Thrift compact-protocol decoder, finds each column chunk's bloom filter, and tests values
+against it with the split-block kernels of :mod:`orcjit.kernels.split_block`.
+"""
+
+from __future__ import annotations
+
+from .errors import ParquetError
+from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata
+
+__all__ = [
+    "ColumnChunk",
+    "LeafColumn",
+    "LogicalType",
+    "ParquetError",
+    "ParquetMetadata",
+    "RowGroup",
+    "read_metadata",
+]
