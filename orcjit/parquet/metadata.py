@@ -230,7 +230,8 @@ def read_metadata(source: str | os.PathLike[str] | Any, *, filesystem: Any = Non
     Raises
     ------
     ParquetError
-        If the file is not Parquet, is truncated, has an encrypted footer or a corrupt one.
+        If the file is not Parquet, is truncated, has an encrypted footer or a corrupt one (including a data page
+        or bloom filter offset outside the bytes between the leading magic and the footer).
     """
     byte_source, owns = open_source(source, filesystem)
     try:
@@ -314,7 +315,7 @@ def _file_metadata(fields: dict[int, Any], source: ByteSource, length: int, owns
         if len(chunks) != len(leaves):
             raise ParquetError(f"{gwhat}: {len(chunks)} column chunks for a schema of {len(leaves)} columns")
         columns = [
-            _chunk(chunk, leaf, f"{gwhat}, column {leaf.path!r}", source.size)
+            _chunk(chunk, leaf, f"{gwhat}, column {leaf.path!r}", source.size - 8 - length)
             for chunk, leaf in zip(chunks, leaves, strict=True)
         ]
         total = _required(group, 2, int, gwhat, "total_byte_size")
@@ -399,28 +400,43 @@ def _leaves(schema: list[Any], what: str) -> list[LeafColumn]:
     return leaves
 
 
-def _chunk(fields: Any, leaf: LeafColumn, what: str, file_size: int) -> ColumnChunk:
+def _chunk(fields: Any, leaf: LeafColumn, what: str, footer_start: int) -> ColumnChunk:
+    # pages and bloom filters lie between the leading magic and the footer; offsets elsewhere are corrupt
     if not isinstance(fields, dict):
         raise ParquetError(f"{what}: not a struct")
     meta = _get(fields, 3, dict, what)
     if meta is None:
         raise ParquetError(f"{what}: no column metadata in the footer (stored elsewhere, which orcjit does not read)")
     path = _required(meta, 3, list, what, "path_in_schema")
-    if ".".join(_text(p, what) or "" for p in path) != leaf.path:
+    if not all(isinstance(p, bytes) for p in path) or ".".join(_text(p, what) or "" for p in path) != leaf.path:
         raise ParquetError(f"{what}: the chunk's path_in_schema {path!r} is not the schema's")
     stats = _get(meta, 12, dict, what) or {}
     offset = _get(meta, 14, int, what)
     length = _get(meta, 15, int, what)
-    if offset is not None and not 4 <= offset < file_size:
-        raise ParquetError(f"{what}: bloom_filter_offset {offset} lies outside the file of {file_size} bytes")
-    if length is not None and (length <= 0 or offset is None or offset + length > file_size):
-        raise ParquetError(f"{what}: bloom filter of {length} bytes at {offset} does not fit the file of {file_size}")
+    if offset is not None and not 4 <= offset < footer_start:
+        raise ParquetError(
+            f"{what}: bloom_filter_offset {offset} lies outside the file's data (bytes 4 to {footer_start})"
+        )
+    if length is not None and (length <= 0 or offset is None or offset + length > footer_start):
+        raise ParquetError(
+            f"{what}: bloom filter of {length} bytes at {offset} does not fit the file's data (bytes 4 to "
+            f"{footer_start})"
+        )
+    num_values = _required(meta, 5, int, what, "num_values")
+    if num_values < 0:
+        raise ParquetError(f"{what}: {num_values} values")
+    data_page_offset = _required(meta, 9, int, what, "data_page_offset")
+    # pyarrow writes offset 0 for the chunks of an empty row group, which have no pages
+    if not (4 if num_values else 0) <= data_page_offset < footer_start:
+        raise ParquetError(
+            f"{what}: data_page_offset {data_page_offset} lies outside the file's data (bytes 4 to {footer_start})"
+        )
     return ColumnChunk(
         column=leaf,
         codec=_name(CODECS, _required(meta, 4, int, what, "codec")),
-        num_values=_required(meta, 5, int, what, "num_values"),
+        num_values=num_values,
         total_compressed_size=_required(meta, 7, int, what, "total_compressed_size"),
-        data_page_offset=_required(meta, 9, int, what, "data_page_offset"),
+        data_page_offset=data_page_offset,
         dictionary_page_offset=_get(meta, 11, int, what),
         null_count=_get(stats, 3, int, what),
         min_value=_get(stats, 6, bytes, what),
