@@ -8,6 +8,7 @@ against it with the split-block kernels of :mod:`orcjit.kernels.split_block`.
 
 from __future__ import annotations
 
+from .bloom import SplitBlockBloomFilter, bloom_filter, hash_value, might_contain
 from .errors import ParquetError
 from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata
 
@@ -18,5 +19,9 @@ __all__ = [
     "ParquetError",
     "ParquetMetadata",
     "RowGroup",
+    "SplitBlockBloomFilter",
+    "bloom_filter",
+    "hash_value",
+    "might_contain",
     "read_metadata",
 ]
