@@ -11,6 +11,7 @@ from __future__ import annotations
 from .bloom import SplitBlockBloomFilter, bloom_filter, hash_value, might_contain
 from .errors import ParquetError
 from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata
+from .read import read_parquet
 
 __all__ = [
     "ColumnChunk",
@@ -24,4 +25,5 @@ __all__ = [
     "hash_value",
     "might_contain",
     "read_metadata",
+    "read_parquet",
 ]
