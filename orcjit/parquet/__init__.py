@@ -11,7 +11,7 @@ from __future__ import annotations
 from .bloom import SplitBlockBloomFilter, bloom_filter, hash_value, might_contain
 from .errors import ParquetError
 from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata
-from .read import read_parquet
+from .read import RowGroupPlan, plan_row_groups, read_parquet
 
 __all__ = [
     "ColumnChunk",
@@ -20,10 +20,12 @@ __all__ = [
     "ParquetError",
     "ParquetMetadata",
     "RowGroup",
+    "RowGroupPlan",
     "SplitBlockBloomFilter",
     "bloom_filter",
     "hash_value",
     "might_contain",
+    "plan_row_groups",
     "read_metadata",
     "read_parquet",
 ]
