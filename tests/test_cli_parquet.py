@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from orcjit.cli import main
+from tests.test_cli import run, run_json
 
 ROWS = 3_000
 GROUP = 500
@@ -46,18 +45,6 @@ def path(table: pa.Table, tmp_path_factory: pytest.TempPathFactory) -> Path:
     options = {c: {"ndv": GROUP, "fpp": 0.01} for c in COLUMNS}
     pq.write_table(table, out, row_group_size=GROUP, bloom_filter_options=options)
     return out
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: Any) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: Any) -> dict[str, Any]:
-    code, out, err = run(capsys, *args, "--json")
-    assert (code, err) == (0, ""), err
-    return json.loads(out)
 
 
 def _text(value: Any) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from orcjit import ORCFile
-from orcjit.cli import main
 from tests.factory import write_pyorc
+from tests.test_cli import run, run_json
 
 SCHEMA = "struct<id:int,name:string,x:double,flag:boolean,s:struct<a:bigint>>"
 NROWS = 12_345
@@ -53,18 +52,6 @@ def orc_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def table(orc_path: Path) -> pa.Table:
     return paorc.read_table(orc_path)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Any:
-    code, out, err = run(capsys, *args, "--json")
-    assert (code, err) == (0, "")
-    return json.loads(out)
 
 
 def column_values(table: pa.Table, path: str) -> pa.ChunkedArray:
