@@ -455,3 +455,21 @@ def test_spark_filters(spark: Any, tmp_path: Path) -> None:
     assert rate < 2 * FPP
     assert estimate / 3 < rate < 3 * estimate + 0.005, (rate, estimate)
     assert rate_s < 0.1
+
+
+def test_a_float_zero_may_be_either_zero(tmp_path: Path) -> None:
+    path = tmp_path / "zeros.parquet"
+    table = pa.table({"f": pa.array([-0.0, 1.0], pa.float32()), "d": pa.array([0.0, 1.0], pa.float64())})
+    pq.write_table(table, path, bloom_filter_options={"f": True, "d": True})
+    for column in ("f", "d"):
+        # both zeros compare equal, whichever sign the writer stored and hashed
+        assert might_contain(path, column, [0.0, -0.0]).tolist() == [[True, True]]
+        meta = read_metadata(path)
+        bloom = bloom_filter(meta, 0, column)
+        assert bloom is not None and bloom.might_contain(0.0) and bloom.might_contain(-0.0)
+        meta.close()
+    # the two zeros do hash differently: only one of them is in each filter
+    meta = read_metadata(path)
+    leaf = meta.column("f")
+    assert hash_value(leaf, 0.0) != hash_value(leaf, -0.0)
+    meta.close()

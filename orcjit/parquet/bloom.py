@@ -88,14 +88,12 @@ class SplitBlockBloomFilter:
         ParquetError
             If ``value`` does not fit the column (see :func:`hash_value`).
         """
-        return bool(split_block.sbbf_check(self.words, np.uint64(hash_value(self.column, value))))
+        return bool(self.might_contain_many([value])[0])
 
     def might_contain_many(self, values: Iterable[Any]) -> np.ndarray:
         """:meth:`might_contain` of each value, as a ``bool`` array."""
-        hashes = _hash_many(self.column, values)
-        out = np.empty(hashes.size, dtype=np.bool_)
-        split_block.sbbf_check_many(self.words, hashes, out)
-        return out
+        hashes, owners = _hash_many(self.column, values)
+        return _per_value(self.words, hashes, owners)
 
 
 # --------------------------------------------------------------------------------------------------------------------
@@ -225,12 +223,12 @@ def might_contain(
     meta = read_metadata(source, filesystem=filesystem)
     try:
         leaf = meta.column(column)
-        hashes = _hash_many(leaf, values)
-        out = np.ones((len(meta.row_groups), hashes.size), dtype=np.bool_)
+        hashes, owners = _hash_many(leaf, values)
+        out = np.ones((len(meta.row_groups), len(owners)), dtype=np.bool_)
         for g in range(len(meta.row_groups)):
             bloom = bloom_filter(meta, g, leaf.index)
             if bloom is not None:
-                split_block.sbbf_check_many(bloom.words, hashes, out[g])
+                out[g] = _per_value(bloom.words, hashes, owners)
         return out
     finally:
         meta.close()
@@ -253,13 +251,34 @@ def hash_value(column: LeafColumn, value: Any) -> int:
     return int(split_block.hash_plain([plain_bytes(column, value)])[0])
 
 
-def _hash_many(column: LeafColumn, values: Iterable[Any]) -> np.ndarray:
+def _hash_many(column: LeafColumn, values: Iterable[Any]) -> tuple[np.ndarray, list[int]]:
+    """The hashes to test for ``values`` and, per value, how many of them are its: one each, except a float zero,
+    which equals its negative (``x == 0.0`` matches ``-0.0``) though their PLAIN bits, and so their hashes, differ."""
     if isinstance(values, (str, bytes, bytearray, memoryview)):
         raise ParquetError(f"column {column.path!r}: values must be a sequence of values, not one {type(values)}")
-    items = [plain_bytes(column, v) for v in values]
+    items: list[bytes] = []
+    owners: list[int] = []
+    for v in values:
+        encoded = plain_bytes(column, v)
+        items.append(encoded)
+        if column.physical_type in ("FLOAT", "DOUBLE") and not any(encoded[:-1]) and encoded[-1] in (0, 0x80):
+            items.append(encoded[:-1] + bytes([encoded[-1] ^ 0x80]))  # the other zero: only the sign bit differs
+            owners.append(2)
+        else:
+            owners.append(1)
     if not items:
-        return np.empty(0, dtype=np.uint64)
-    return split_block.hash_plain(items)
+        return np.empty(0, dtype=np.uint64), owners
+    return split_block.hash_plain(items), owners
+
+
+def _per_value(words: np.ndarray, hashes: np.ndarray, owners: list[int]) -> np.ndarray:
+    """Per value: may any of its hashes (``owners`` counts them, in order) be in the filter ``words``?"""
+    hits = np.empty(hashes.size, dtype=np.bool_)
+    split_block.sbbf_check_many(words, hashes, hits)
+    if len(owners) == hashes.size:
+        return hits
+    starts = np.concatenate([[0], np.cumsum(owners)[:-1]]).astype(np.intp)
+    return np.logical_or.reduceat(hits, starts)
 
 
 def _fail(column: LeafColumn, value: Any, why: str) -> ParquetError:
