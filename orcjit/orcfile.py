@@ -711,7 +711,7 @@ class ORCFile:
         bar over all the file's stripes (pruning is decided stripe by stripe as the iteration goes), advanced
         as each is read or skipped; it closes when the iteration ends, stops early or raises.
         """
-        workers = workers_for(use_threads, max_workers)
+        workers_for(use_threads, max_workers)  # a wrong max_workers fails before the first stripe
         check_progress(progress)
         check_backend(dtype_backend)
         # wrong arguments, and reads that need encrypted columns, fail before the first stripe
@@ -725,14 +725,14 @@ class ORCFile:
         bar = stripe_progress(self.nstripes, self._source.name) if progress else None
         try:
             for stripe in self._stripes:
-                frame = self._frame(
-                    [stripe.index],
+                frame = self.read_stripe(
+                    stripe.index,
                     columns,
                     dtype_backend,
-                    dictionary_as_category,
-                    filters,
-                    file_row_index=True,
-                    workers=workers,
+                    filters=filters,
+                    dictionary_as_category=dictionary_as_category,
+                    use_threads=use_threads,
+                    max_workers=max_workers,
                     encrypted=encrypted,
                 )
                 if bar is not None:
