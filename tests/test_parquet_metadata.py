@@ -13,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import fsspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -305,7 +306,6 @@ def test_sources(small_file: Path) -> None:
     with small_file.open("rb") as handle:
         from_file = read_metadata(handle)
         assert not handle.closed
-    fsspec = pytest.importorskip("fsspec")
     with fsspec.open("memory://orcjit/small.parquet", "wb") as f:
         f.write(data)
     for meta in (
