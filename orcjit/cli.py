@@ -1881,8 +1881,8 @@ def build_parser() -> argparse.ArgumentParser:
         "It reads small files through the public API (the ones bundled with orcjit, and more that pyarrow writes "
         "if it is installed) and prints each group's time with the kernels it compiled and loaded, then the "
         "cache directories. Run it once after installing, or in a container image's build step: a new process "
-        "then reads without compiling. The cache goes where Numba puts it: NUMBA_CACHE_DIR if set, else "
-        "__pycache__ beside orcjit's modules, else the user's cache directory (~/.cache/numba).",
+        "then reads without compiling. The cache goes to NUMBA_CACHE_DIR if set, else the user's cache directory "
+        "(~/.cache/orcjit), else a private directory in $TMPDIR; never into the installed package.",
         "  orcjit warmup\n  NUMBA_CACHE_DIR=/opt/cache orcjit warmup\n  orcjit warmup --json",
         _cmd_warmup,
     )

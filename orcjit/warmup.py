@@ -159,9 +159,9 @@ def kernel_cache_dirs() -> list[str]:
     Returns
     -------
     list of str
-        Sorted and distinct; one per package directory of kernels (``__pycache__`` beside the modules, or
-        directories under ``NUMBA_CACHE_DIR`` or the user's cache directory). Empty when caching is off, for
-        example under ``NUMBA_DISABLE_JIT=1``.
+        Sorted and distinct; one per package directory of kernels, under ``NUMBA_CACHE_DIR``, the user's cache
+        directory or the private temporary one (:mod:`orcjit._jit`). Empty when caching is off, for example
+        under ``NUMBA_DISABLE_JIT=1``.
     """
     dirs = set()
     for d in _orcjit_dispatchers():

@@ -111,7 +111,11 @@ def _package_copy(tmp_path: Path) -> Path:
 
 
 def _listing(root: Path) -> list[tuple[str, int, float]]:
-    return sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime) for p in root.rglob("*"))
+    # files with their sizes and times; folders by name (the probe's write test touches the package's mtime)
+    return sorted(
+        (str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime) if p.is_file() else (str(p), 0, 0.0)
+        for p in root.rglob("*")
+    )
 
 
 def _can_unshare() -> bool:
@@ -153,29 +157,41 @@ def read_only_package(tmp_path: Path):  # type: ignore[no-untyped-def]
     _make_writable(root)  # so that pytest can delete it
 
 
-def test_read_only_package_caches_in_the_user_cache_dir(read_only_package: Path, tmp_path: Path) -> None:
-    """Numba's own fallback: a package it cannot write beside caches under $XDG_CACHE_HOME/numba, and a second
-    process loads from there instead of compiling."""
+def _check_user_cache(root: Path, tmp_path: Path, command: list[str], *, writable: bool) -> None:
     data = _bool_file(tmp_path / "flags.orc")
-    before = _listing(read_only_package)
+    before = _listing(root)
     cache = tmp_path / "xdg-cache"
-    home = str(tmp_path / "home")
-    env = _clean_env(tmp_path, PYTHONPATH=str(read_only_package), XDG_CACHE_HOME=str(cache), HOME=home)
-    command = _read_only_command(read_only_package, [str(data)])
-    first = _probe(command, env)
-    second = _probe(command, env)
+    env = _clean_env(
+        tmp_path, PYTHONPATH=str(root), XDG_CACHE_HOME=str(cache), HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1"
+    )
+    first = _probe([*command, str(data)], env)
+    second = _probe([*command, str(data)], env)
 
     for run in (first, second):
-        assert run["file"].startswith(str(read_only_package))
-        assert not run["package_writable"]
+        assert run["file"].startswith(str(root))
+        assert run["package_writable"] is writable
         assert run["rows"] == 1000
         assert run["warnings"] == []
-        assert run["cache_dirs"] and all(d.startswith(str(cache / "numba")) for d in run["cache_dirs"])
+        assert run["cache_dirs"] and all(d.startswith(str(cache / "orcjit")) for d in run["cache_dirs"])
     assert first["compiled"], "the first process compiles"
     assert second["compiled"] == [], "the second process loads every kernel from the cache"
     assert second["cache_hits"] >= 1
     assert list(cache.rglob("*.nbi")) and list(cache.rglob("*.nbc"))
-    assert _listing(read_only_package) == before, "nothing was written into the package"
+    assert _listing(root) == before, "nothing was written into the package"
+
+
+def test_installed_package_caches_in_the_user_cache_dir_not_beside_its_modules(tmp_path: Path) -> None:
+    """A writable install (site-packages of a virtual environment): kernels cache under
+    $XDG_CACHE_HOME/orcjit, never in ``__pycache__`` beside the modules, where ``pip uninstall`` would leave them
+    behind as a folder that later shadows an editable install."""
+    root = _package_copy(tmp_path)
+    _check_user_cache(root, tmp_path, [sys.executable, "-c", PROBE, str(root)], writable=True)
+    assert not list(root.rglob("*.nb[ic]"))
+
+
+def test_read_only_package_caches_in_the_user_cache_dir(read_only_package: Path, tmp_path: Path) -> None:
+    """A package nobody may write into caches the same way, and a second process loads from there."""
+    _check_user_cache(read_only_package, tmp_path, _read_only_command(read_only_package, []), writable=False)
 
 
 def test_no_writable_cache_dir_falls_back_to_a_private_temp_dir(read_only_package: Path, tmp_path: Path) -> None:
