@@ -251,7 +251,7 @@ def _timestamps(node: TypeNode, chunks: list[ColumnVector], selected: set[int]) 
     if valid is None:
         return values
     out = values.copy()
-    out[~valid] = np.datetime64("NaT")
+    out[~valid] = np.datetime64("NaT", "ns")
     return out
 
 
