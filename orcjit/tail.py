@@ -28,15 +28,33 @@ MAX_BLOCK_SIZE = (1 << 23) - 1
 # few KB of compression chunks can expand to far more, which no writer's reader would accept
 MAX_MESSAGE_SIZE = 1 << 30
 HEADER_SIZE = 3
+# bytes of a file's start that tell what a file that is not ORC is instead
+SNIFF_SIZE = 64
+
+
+# what each message is called in errors: ORC's names for the parts of a file, not the protobuf types
+PART_NAMES = {
+    "PostScript": "PostScript",
+    "Footer": "file footer",
+    "Metadata": "metadata (stripe statistics)",
+    "StripeFooter": "stripe footer",
+    "RowIndex": "row index",
+    "BloomFilterIndex": "bloom filter index",
+}
 
 
 def parse_message(cls, data: bytes | memoryview, what: str):  # type: ignore[no-untyped-def]
-    """Parse ``data`` as the protobuf message ``cls``, raising OrcError naming ``what`` on failure."""
+    """Parse ``data`` as the protobuf message ``cls``, raising OrcError naming ``what`` on failure.
+
+    Every protobuf section of a file is parsed here, so that a corrupt one is reported in ORC's words: the
+    runtime's own text ("Error parsing message ...: Wire format was corrupt") says nothing to a user.
+    """
     msg = cls()
     try:
         msg.ParseFromString(data)
-    except (DecodeError, RuntimeError, ValueError) as exc:
-        raise OrcError(f"{what} is not a valid {cls.__name__} message: {exc}") from None
+    except (DecodeError, RuntimeError, ValueError):
+        part = PART_NAMES.get(cls.__name__, cls.__name__)
+        raise OrcError(f"{what} is corrupt: its {len(data)} bytes do not decode as an ORC {part}") from None
     return msg
 
 
@@ -63,6 +81,7 @@ class FileTail:
     tail_length: int
     compression: int
     block_size: int
+    name: str = "<file>"
 
     @property
     def content_end(self) -> int:
@@ -80,9 +99,9 @@ class FileTail:
 
     def metadata(self) -> pb.Metadata:
         """Parse the Metadata section (stripe statistics)."""
-        offset = self.content_end
-        raw = self.decompress_message(self.metadata_bytes, f"metadata at offset {offset}")
-        return parse_message(pb.Metadata, raw, f"metadata at offset {offset}")
+        what = f"{self.name}: metadata at offset {self.content_end}"
+        raw = self.decompress_message(self.metadata_bytes, what)
+        return parse_message(pb.Metadata, raw, what)
 
 
 def decompress_message(data: bytes | memoryview, codec: int, block_size: int, what: str) -> bytes | memoryview:
@@ -111,6 +130,13 @@ def decompress_message(data: bytes | memoryview, codec: int, block_size: int, wh
 def read_tail(source: ByteSource) -> FileTail:
     """Read and validate the tail of the file behind ``source``.
 
+    The magic is checked before anything is parsed, as ORC C++ checks it: ``"ORC"`` ends the PostScript (its
+    magic field, the last one written) just before the final length byte. Only Hive 0.11 wrote PostScripts
+    without it, and every ORC file starts with ``"ORC"``. A file that has neither is not ORC (the error says what
+    it looks like instead); one that starts as ORC but does not end as ORC was cut short, unless it is a Hive 0.11
+    file, which is then read. Only a file without the final magic costs a read of its start, when the read of
+    its end did not hold it.
+
     Raises
     ------
     OrcError
@@ -119,23 +145,39 @@ def read_tail(source: ByteSource) -> FileTail:
     size = source.size
     name = source.name
     if size == 0:
-        raise OrcError(f"{name}: file is empty (0 bytes), not an ORC file")
-    if size < len(HEADER) + 1:
-        raise OrcError(f"{name}: file of {size} bytes is too short to be an ORC file")
+        raise OrcError(f"{name}: not an ORC file: the file is empty (0 bytes)")
     first = min(size, TAIL_READ_SIZE)
     buf = source.read(size - first, first)
+    # (in a file of a few bytes, the magic at the start is not a PostScript's)
+    if size > 2 * len(HEADER) and buf[-1 - len(HEADER) : -1] == HEADER:
+        return _parse_tail(source, buf, name)
+    start = buf[:SNIFF_SIZE] if first == size else source.read(0, min(size, SNIFF_SIZE))
+    if not start.startswith(HEADER):
+        if HEADER.startswith(start):
+            raise OrcError(f"{name}: truncated: the file is {size} bytes, the start of ORC's magic 'ORC'")
+        raise OrcError(f"{name}: not an ORC file: {_looks_like(start, buf)}")
+    try:
+        return _parse_tail(source, buf, name)
+    except OrcError as exc:
+        detail = str(exc).removeprefix(f"{name}: ")
+        raise OrcError(
+            f"{name}: truncated: the file starts with ORC's magic but its end is not an ORC PostScript ({detail})"
+        ) from None
 
+
+def _parse_tail(source: ByteSource, buf: bytes, name: str) -> FileTail:
+    """The tail whose last bytes (up to :data:`TAIL_READ_SIZE`) are ``buf``, parsed and checked."""
+    size = source.size
+    if size <= len(HEADER):
+        raise OrcError(f"{name}: the file is {size} bytes, no more than ORC's magic")
     ps_len = buf[-1]
     ps_offset = size - 1 - ps_len
     if ps_len == 0 or ps_offset < len(HEADER):
         raise OrcError(
-            f"{name}: last byte says the PostScript is {ps_len} bytes, which does not fit a file of {size} bytes"
-            " (not an ORC file, or truncated)"
+            f"{name}: the last byte gives a PostScript of {ps_len} bytes, which does not fit a file of {size} bytes"
         )
     ps_raw = buf[len(buf) - 1 - ps_len : len(buf) - 1]
     ps = parse_message(pb.PostScript, ps_raw, f"{name}: PostScript at offset {ps_offset}")
-    if ps.magic != "ORC" and source.read(0, len(HEADER)) != HEADER:
-        raise OrcError(f"{name}: not an ORC file (no 'ORC' magic in the PostScript at offset {ps_offset} or header)")
     version = list(ps.version)
     if version and version[0] != 0:
         raise OrcError(
@@ -181,9 +223,39 @@ def read_tail(source: ByteSource) -> FileTail:
         tail_length=tail_len,
         compression=compression,
         block_size=block_size,
+        name=name,
     )
     _check_stripes(result, name)
     return result
+
+
+# formats an ORC reader gets handed by mistake, by the bytes they start with
+OTHER_FORMATS = (
+    (b"PAR1", "Parquet"),
+    (b"Obj\x01", "Avro"),
+    (b"ARROW1", "Arrow IPC (Feather)"),
+    (b"SEQ", "a Hadoop SequenceFile"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"BZh", "bzip2-compressed data"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+    (b"PK\x03\x04", "a zip archive"),
+)
+
+
+def _looks_like(start: bytes, end: bytes) -> str:
+    """What a file that is not ORC looks like, from its first bytes (``start``) and its last (``end``)."""
+    if end.endswith(b"PAR1"):
+        return "it looks like Parquet (it ends with Parquet's magic 'PAR1')"
+    shown = start[:16]
+    for magic, what in OTHER_FORMATS:
+        if start.startswith(magic):
+            return f"it looks like {what} (it starts with {shown!r})"
+    # a character cut in two at the end of the sample is not a reason to call text binary
+    text = start.decode("utf-8", "replace").rstrip("\ufffd")
+    if text and "\ufffd" not in text and all(c.isprintable() or c in "\t\r\n" for c in text):
+        return f"it looks like text (it starts with {text[:32]!r})"
+    return f"it starts with {shown!r}, where ORC files start with 'ORC'"
 
 
 def _check_stripes(tail: FileTail, name: str) -> None:

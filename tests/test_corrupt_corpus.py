@@ -62,7 +62,7 @@ def test_stripe_footer_bad_column_encodings(valid_files: dict[str, bytes], tmp_p
 def test_zero_byte_file(tmp_path: Path) -> None:
     path = tmp_path / "zero.orc"
     path.write_bytes(b"")
-    with pytest.raises(OrcError, match=r"zero.orc: file is empty \(0 bytes\), not an ORC file"):
+    with pytest.raises(OrcError, match=r"zero.orc: not an ORC file: the file is empty \(0 bytes\)"):
         orcjit.read_orc(path)
     with pytest.raises(OrcError, match="file is empty"):
         ORCFile(b"")

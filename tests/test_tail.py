@@ -46,21 +46,6 @@ def test_tail_larger_than_16k_costs_exactly_one_more_read() -> None:
         assert len(f.user_metadata) > 0
 
 
-def test_empty_file() -> None:
-    with pytest.raises(OrcError, match="empty"):
-        ORCFile(b"")
-
-
-@pytest.mark.parametrize(
-    "data",
-    [b"PAR1" + b"\0" * 100 + b"PAR1", b"hello, world\n" * 50, b"ORC", b"\x00\x01"],
-    ids=["parquet-like", "text", "magic-only", "two-bytes"],
-)
-def test_not_orc(data: bytes) -> None:
-    with pytest.raises(OrcError):
-        ORCFile(data)
-
-
 def test_missing_file_is_file_not_found(tmp_path) -> None:
     with pytest.raises(FileNotFoundError):
         ORCFile(tmp_path / "nope.orc")
