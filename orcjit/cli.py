@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from . import __version__
+from ._extras import MissingExtraError, require
 from .errors import OrcError
 from .indexes import RowIndex, describe_position, resolve_column
 from .orcfile import ORCFile
@@ -1450,11 +1451,9 @@ def _convert_format(args: argparse.Namespace) -> str:
 
 
 def _write_parquet(orc: ORCFile, path: str, columns: Sequence[str] | None, filters: Any, encrypted: str) -> int:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise OrcError("orcjit convert to Parquet needs pyarrow: pip install pyarrow") from None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     writer = None
     rows = 0
     try:
@@ -1488,6 +1487,8 @@ def _write_csv(orc: ORCFile, out: TextIO, columns: Sequence[str] | None, filters
 
 def _cmd_convert(args: argparse.Namespace, out: TextIO) -> int:
     fmt = _convert_format(args)
+    if fmt == "parquet":
+        require("parquet", "orcjit convert to Parquet")  # before OUT is touched
     to_stdout = args.out == "-"
     if to_stdout and fmt != "csv":
         raise OrcError("only CSV can be written to standard output ('-'); give a path for Parquet")
@@ -1945,7 +1946,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except (OrcError, OSError) as exc:
+    except (OrcError, OSError, MissingExtraError) as exc:  # a missing extra names what to install, in one line
         print(f"{PROG}: error: {_error_message(exc, getattr(args, 'file', None))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -334,7 +334,10 @@ def test_convert_without_pyarrow(
     monkeypatch.setitem(__import__("sys").modules, "pyarrow.parquet", None)
     code, out, err = run(capsys, "convert", orc_path, tmp_path / "x.parquet")
     assert (code, out) == (1, "")
-    assert "pip install pyarrow" in err
+    assert err.splitlines() == [
+        "orcjit: error: orcjit convert to Parquet needs pyarrow.parquet, which is not installed: "
+        'pip install "orcjit[parquet]"'
+    ]
     assert not (tmp_path / "x.parquet").exists()
 
 

@@ -8,10 +8,14 @@ against it with the split-block kernels of :mod:`orcjit.kernels.split_block`.
 
 from __future__ import annotations
 
-from .bloom import SplitBlockBloomFilter, bloom_filter, hash_value, might_contain
-from .errors import ParquetError
-from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata
-from .read import RowGroupPlan, plan_row_groups, read_parquet
+from .._extras import require
+
+require("parquet", "orcjit.parquet")
+
+from .bloom import SplitBlockBloomFilter, bloom_filter, hash_value, might_contain  # noqa: E402
+from .errors import ParquetError  # noqa: E402
+from .metadata import ColumnChunk, LeafColumn, LogicalType, ParquetMetadata, RowGroup, read_metadata  # noqa: E402
+from .read import RowGroupPlan, plan_row_groups, read_parquet  # noqa: E402
 
 __all__ = [
     "ColumnChunk",

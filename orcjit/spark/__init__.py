@@ -39,7 +39,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .datasource import (
+from .._extras import MissingExtraError, require
+
+require("spark", "orcjit.spark")
+try:
+    import pyspark.sql.datasource  # PySpark 4.0 added Python data sources
+except ImportError:
+    import pyspark
+
+    raise MissingExtraError(
+        f'orcjit.spark needs PySpark 4.0 or later, not {pyspark.__version__}: pip install "orcjit[spark]"',
+        name="pyspark",
+    ) from None
+
+from .datasource import (  # noqa: E402
     NAME,
     PUSHDOWN_CONF,
     OrcjitDataSource,
@@ -50,7 +63,7 @@ from .datasource import (
     register,
     resolve_paths,
 )
-from .types import arrow_schema, spark_schema, to_spark_batches
+from .types import arrow_schema, spark_schema, to_spark_batches  # noqa: E402
 
 __all__ = [
     "NAME",
