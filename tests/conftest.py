@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,8 @@ def spark():  # type: ignore[no-untyped-def]
     """
     from pyspark.sql import SparkSession
 
+    # Spark's Python workers run `python3` from PATH unless told otherwise: they must run this environment's
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("orcjit-tests")
