@@ -221,10 +221,10 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
             node.scale = t.scale if t.HasField("scale") else None
             if node.precision is not None and not 0 <= node.precision <= 38:
                 raise OrcError(f"decimal column {column_id} has precision {node.precision}, outside 0..38")
-            if node.scale is not None and node.precision and node.scale > node.precision:
-                raise OrcError(
-                    f"decimal column {column_id} has scale {node.scale} larger than its precision {node.precision}"
-                )
+            # a decimal without a precision is read with 38 digits (as ORC's readers do): its scale cannot pass that
+            digits = node.precision or 38
+            if node.scale is not None and node.scale > digits:
+                raise OrcError(f"decimal column {column_id} has scale {node.scale} larger than its precision {digits}")
         if kind in ("varchar", "char") and t.HasField("maximumLength"):
             node.max_length = t.maximumLength
         node.attributes = {text_field(a.key): text_field(a.value) for a in t.attributes}

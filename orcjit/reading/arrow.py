@@ -12,6 +12,9 @@ from ..schema import TypeNode
 from .columns import DEFAULT_DECIMAL
 from .vector import ColumnVector
 
+# Arrow's union type codes are int8 values 0..127; ORC unions may have up to 256 variants
+MAX_UNION_VARIANTS = 128
+
 
 def _pa() -> Any:
     import pyarrow
@@ -72,6 +75,11 @@ def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_ids:
             ]
         )
     if kind == "uniontype":
+        if len(node.children) > MAX_UNION_VARIANTS:
+            raise OrcError(
+                f"column {node.path!r}: a union of {len(node.children)} variants, more than an Arrow union holds "
+                f"({MAX_UNION_VARIANTS}); the NumPy backends read it"
+            )
         fields = [pa.field(f"_union_{i}", arrow_type(c, selected, dictionary_ids)) for i, c in enumerate(node.children)]
         return pa.sparse_union(fields, list(range(len(fields))))
     raise AssertionError(kind)
@@ -101,6 +109,11 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
     if kind in ("string", "varchar", "char", "binary"):
         if vec.dictionary is not None:
             dict_offsets, dict_data = vec.dictionary
+            if dict_offsets[-1] >= 2**31:
+                raise OrcError(
+                    f"column {vec.node.path!r}: a dictionary of {int(dict_offsets[-1])} bytes, more than an Arrow "
+                    "string dictionary holds (2**31 - 1)"
+                )
             dictionary = pa.Array.from_buffers(
                 pa.string(), len(dict_offsets) - 1, [None, _offsets32(dict_offsets), pa.py_buffer(dict_data)]
             )

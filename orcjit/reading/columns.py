@@ -8,6 +8,7 @@ parent), so after decoding they are spread back over the parent's slots where Ar
 from __future__ import annotations
 
 import datetime
+import decimal
 import zoneinfo
 from collections.abc import Callable
 
@@ -245,6 +246,27 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
+def _check_precision(hi: np.ndarray, lo: np.ndarray, precision: int, scale: int, what: str) -> None:
+    """Raise OrcError unless every 128-bit value ``(hi, lo)`` has at most ``precision`` digits.
+
+    A writer never stores more digits than the column's precision, and Arrow's decimal arrays must not hold them
+    (full validation refuses them; a cast or a computation on them goes wrong): such a file is corrupt.
+    """
+    if precision >= 38 or not len(hi):  # 38 digits: checked while rescaling
+        return
+    limit = 10**precision
+    top_hi, top_lo = limit >> 64, limit & (2**64 - 1)  # the lanes of 10**precision and of -(10**precision)
+    bottom_hi, bottom_lo = (-limit) >> 64, (-limit) & (2**64 - 1)
+    above = (hi > top_hi) | ((hi == top_hi) & (lo >= np.uint64(top_lo)))
+    below = (hi < bottom_hi) | ((hi == bottom_hi) & (lo <= np.uint64(bottom_lo)))
+    bad = above | below
+    if bad.any():
+        i = int(np.argmax(bad))
+        unscaled = (int(hi[i]) << 64) | int(lo[i])
+        value = decimal.Decimal(unscaled).scaleb(-scale)
+        raise OrcError(f"{what}: decimal value {value} has more digits than decimal({precision},{scale}) holds")
+
+
 def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
@@ -257,6 +279,7 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
         raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}")
     if result < 0:
         raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
+    _check_precision(hi, lo, node.precision or DEFAULT_DECIMAL[0], scale, streams.where(col, DATA))
     # Arrow's decimal128: 16 little-endian bytes per value, low word first
     out = ctx.output(node, count)
     dense = out if out is not None and valid is None else np.empty((nn, 2), dtype=np.int64)
@@ -315,7 +338,17 @@ def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.nd
     lengths = ctx.streams.open(col, LENGTH).integers(nn, False, _v2(enc))
     offsets = _offsets(lengths, valid, count, what)
     total = int(offsets[-1])
-    children = [read_column(ctx, child, total) for child in node.children]
+    children = []
+    for child in node.children:
+        vec = read_column(ctx, child, total)
+        if node.kind == "map" and not children and vec.valid is not None:
+            # ORC C++ writes and reads null keys, but an Arrow map cannot hold one (pyarrow's ORC reader aborts the
+            # process on such a file): every read refuses them alike, with or without pyarrow
+            raise OrcError(
+                f"{ctx.streams.where(child.column_id, PRESENT)}: {vec.null_count} keys of map {node.path!r} are "
+                "null, which Arrow maps cannot hold"
+            )
+        children.append(vec)
     return ColumnVector(node, count, valid, offsets=offsets, children=children)
 
 
@@ -333,7 +366,8 @@ def _read_union(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
         where = mask & (full_tags == i)
         vec = read_column(ctx, child, int(np.count_nonzero(tags == i)))
         children.append(expand(vec, where))
-    return ColumnVector(node, count, valid, values=full_tags.astype(np.int8), children=children)
+    # uint8: ORC unions have up to 256 variants (Arrow, with at most 128, casts to its int8 type codes itself)
+    return ColumnVector(node, count, valid, values=full_tags, children=children)
 
 
 Reader = Callable[[ReadContext, TypeNode, int, "np.ndarray | None", int], ColumnVector]
