@@ -466,6 +466,7 @@ def _structural(fn: Callable[[OrcModel, random.Random], None]) -> Mutator:
 
     run.__name__ = fn.__name__
     run.__doc__ = fn.__doc__
+    run.change = fn  # type: ignore[attr-defined]  # the change itself, for tests of what it changes
     return mutator(run)
 
 
@@ -733,6 +734,252 @@ def bloom_filter(model: OrcModel, rng: random.Random) -> None:
     s.data = index.SerializeToString()
 
 
+# nested types: lists, maps, structs and unions (their lengths, children's PRESENT streams, value counts, tags)
+
+LIST, MAP, STRUCT, UNION = 10, 11, 12, 13
+COMPOUND = frozenset({LIST, MAP, STRUCT, UNION})
+
+
+def _parents(model: OrcModel) -> dict[int, int]:
+    return {child: i for i, t in enumerate(model.footer.types) for child in t.subtypes}
+
+
+def _nested_columns(model: OrcModel) -> list[int]:
+    """Columns below a list, map, struct or union other than the root struct: their values are counted by a
+    parent, not by the stripe's rows."""
+    parents = _parents(model)
+    return [c for c, p in sorted(parents.items()) if p != 0 and _type_kind(model, p) in COMPOUND]
+
+
+def _encoding_kind(stripe: Stripe, column: int) -> int:
+    return stripe.footer.columns[column].kind if column < len(stripe.footer.columns) else 0
+
+
+def _decode_all(buf: bytes, family: str, signed: bool) -> list[int]:
+    """Every value of a valid RLE stream (``family`` as :func:`rle_family` names it), with the reference decoders."""
+    from tests import rle_reference as v1
+    from tests import rle_v2_reference as v2
+
+    if family == "v2":
+        return v2.decode(buf, signed)
+    out: list[int] = []
+    pos = 0
+    while pos < len(buf):
+        h = buf[pos]
+        if family == "byte":
+            count = h + 3 if h < 128 else 256 - h
+            got, pos = v1.decode_byte_rle(buf, count, pos)
+        else:
+            count = h + 3 if h < 128 else 256 - h
+            got, pos = v1.decode_rle_v1(buf, count, signed, pos)
+        out += got
+    return out
+
+
+def _encode_all(values: Sequence[int], family: str, signed: bool) -> bytes:
+    from tests import rle_reference as v1
+    from tests import rle_v2_reference as v2
+
+    if family == "v2":
+        return b"".join(v2.direct(list(values[i : i + 512]), signed) for i in range(0, len(values), 512))
+    if family == "byte":
+        return v1.encode_byte_rle([v & 0xFF for v in values])
+    return v1.encode_rle_v1([v if signed else v & ((1 << 64) - 1) for v in values], signed)
+
+
+def _rewrite(stream: Stream, family: str, signed: bool, change: Callable[[list[int]], list[int]]) -> None:
+    """Decode ``stream``, change its values and encode them again (a stream that does not decode is left to the
+    byte mutators)."""
+    try:
+        values = _decode_all(stream.data, family, signed)
+    except Exception as e:  # the reference decoders raise their own errors, ValueError and IndexError
+        raise LookupError(f"stream does not decode: {e}") from None
+    stream.data = _encode_all(change(values), family, signed)
+
+
+def _bits(buf: bytes) -> list[int]:
+    return [(byte >> (7 - k)) & 1 for byte in _decode_all(buf, "byte", False) for k in range(8)]
+
+
+def _value_count(model: OrcModel, stripe: Stripe, column: int) -> int:
+    """How many values ``column`` can have in ``stripe`` at most: the rows, or the lengths of the lists and maps
+    above it (nulls above only make it fewer)."""
+    parents = _parents(model)
+    parent = parents.get(column)
+    if parent is None:
+        return stripe.info.numberOfRows
+    if _type_kind(model, parent) in (LIST, MAP):
+        lengths = next((s for s in stripe.streams if s.column == parent and s.kind == LENGTH), None)
+        if lengths is None:
+            return 0
+        family = "v2" if _encoding_kind(stripe, parent) in (2, 3) else "v1"
+        try:
+            return sum(_decode_all(lengths.data, family, False))
+        except Exception:
+            return 0
+    return _value_count(model, stripe, parent)
+
+
+@_structural
+def nested_lengths(model: OrcModel, rng: random.Random) -> None:
+    """The LENGTH stream of a list or map re-encoded with other lengths: one longer or shorter, a hostile one, all
+    zero, one dropped or added, or two moved against each other (the same total: a valid file that groups the
+    elements otherwise)."""
+    candidates = [
+        (st, s)
+        for st in model.stripes
+        for s in st.streams
+        if s.kind == LENGTH and _type_kind(model, s.column) in (LIST, MAP) and s.data
+    ]
+    if not candidates:
+        raise LookupError
+    stripe, s = rng.choice(candidates)
+    family = "v2" if _encoding_kind(stripe, s.column) in (2, 3) else "v1"
+    choice = rng.randrange(6)
+
+    def change(values: list[int]) -> list[int]:
+        if not values:
+            raise LookupError
+        i = rng.randrange(len(values))
+        if choice == 0:
+            values[i] += rng.choice((1, 2, 64))
+        elif choice == 1:
+            values[i] = max(0, values[i] - rng.choice((1, 2, 64)))
+        elif choice == 2:
+            values[i] = _hostile(rng, values[i])
+        elif choice == 3:
+            values = [0] * len(values)
+        elif choice == 4:
+            j = rng.randrange(len(values))
+            moved = min(values[i], rng.randint(1, 3))
+            values[i] -= moved
+            values[j] += moved
+        elif rng.random() < 0.5:
+            del values[i]
+        else:
+            values.insert(i, rng.choice((0, 1, values[i])))
+        return values
+
+    _rewrite(s, family, False, change)
+
+
+@_structural
+def child_present(model: OrcModel, rng: random.Random) -> None:
+    """The PRESENT stream of a column below a list, map, struct or union: nulls added or removed, its bits cut
+    short or run on, the stream dropped, or a new one for a child that had none (map keys among them)."""
+    columns = _nested_columns(model)
+    if not columns or not model.stripes:
+        raise LookupError
+    from tests.rle_reference import encode_boolean_rle
+
+    stripe = rng.choice(model.stripes)
+    column = rng.choice(columns)
+    existing = next((s for s in stripe.streams if s.column == column and s.kind == PRESENT), None)
+    choice = rng.randrange(5)
+    if existing is not None and existing.data and choice < 3:
+        try:
+            bits = _bits(existing.data)
+        except Exception:
+            raise LookupError from None
+        if choice == 0 and bits:
+            for _ in range(rng.choice((1, 2, 4))):
+                bits[rng.randrange(len(bits))] ^= 1
+        elif choice == 1:
+            bits = bits[: rng.randrange(len(bits) + 1)]
+        else:
+            bits += [int(rng.random() < 0.5) for _ in range(rng.choice((8, 64, 1024)))]
+        existing.data = encode_boolean_rle(bits)
+    elif existing is not None and choice == 3:
+        stripe.streams.remove(existing)
+    else:
+        count = _value_count(model, stripe, column)
+        density = rng.choice((0.0, 0.5, 0.9, 1.0, 1.0))
+        bits = [int(rng.random() < density) for _ in range(count)]
+        if existing is not None:
+            existing.data = encode_boolean_rle(bits)
+            return
+        # the new stream goes before the column's other data streams, where writers put PRESENT
+        at = next((k for k, s in enumerate(stripe.streams) if s.column == column and s.kind not in INDEX_KINDS), None)
+        if at is None:
+            at = len(stripe.streams)
+        stripe.streams.insert(at, Stream(PRESENT, column, encode_boolean_rle(bits)))
+
+
+@_structural
+def union_tags(model: OrcModel, rng: random.Random) -> None:
+    """A union's tags re-encoded: one out of range, one moved to another variant (whose streams then hold a value
+    too few or too many), all the same variant, one dropped or added."""
+    candidates = [
+        (st, s) for st in model.stripes for s in st.streams if s.kind == DATA and _type_kind(model, s.column) == UNION
+    ]
+    if not candidates:
+        raise LookupError
+    _, s = rng.choice(candidates)
+    variants = len(model.footer.types[s.column].subtypes)
+    choice = rng.randrange(5)
+
+    def change(tags: list[int]) -> list[int]:
+        if not tags:
+            raise LookupError
+        i = rng.randrange(len(tags))
+        if choice == 0:
+            tags[i] = rng.choice((variants, variants + 1, 127, 128, 255))
+        elif choice == 1:
+            tags[i] = rng.randrange(max(variants, 1))
+        elif choice == 2:
+            tags = [rng.randrange(max(variants, 1))] * len(tags)
+        elif choice == 3:
+            del tags[i]
+        else:
+            tags.insert(i, rng.randrange(max(variants, 1)))
+        return tags
+
+    _rewrite(s, "byte", False, change)
+
+
+@_structural
+def nested_kind(model: OrcModel, rng: random.Random) -> None:
+    """A list, map, struct or union read as another of them with the same number of children (a struct of two
+    fields as a map or a union, a list as a struct of one field, ...), so that the streams below are read as
+    something they are not."""
+    compound = [t for t in list(model.footer.types)[1:] if t.kind in COMPOUND]
+    if not compound:
+        raise LookupError
+    t = rng.choice(compound)
+    n = len(t.subtypes)
+    options = [k for k in ((LIST, STRUCT, UNION) if n == 1 else (MAP, STRUCT, UNION) if n == 2 else (STRUCT, UNION))]
+    t.kind = rng.choice([k for k in options if k != t.kind] or options)
+    del t.fieldNames[:]
+    if t.kind == STRUCT:
+        t.fieldNames.extend(f"f{i}" for i in range(n))
+
+
+@_structural
+def child_values(model: OrcModel, rng: random.Random) -> None:
+    """A column below a list, map, struct or union given fewer or more values than its parent says it has: its
+    integer stream (values, lengths, tags, nanoseconds, scales) re-encoded with values dropped from its end or
+    added to it."""
+    nested = set(_nested_columns(model))
+    candidates = []
+    for stripe in model.stripes:
+        for s in stripe.streams:
+            if s.column in nested and s.kind in (DATA, LENGTH, SECONDARY) and s.data:
+                family = rle_family(_type_kind(model, s.column), s.kind, _encoding_kind(stripe, s.column))
+                if family is not None:
+                    candidates.append((s, family))
+    if not candidates:
+        raise LookupError
+    s, family = rng.choice(candidates)
+    k = rng.choice((1, 1, 2, 3, 100))
+
+    def change(values: list[int]) -> list[int]:
+        if rng.random() < 0.6:
+            return values[: max(0, len(values) - k)]
+        return values + [values[-1] if values else 0] * k
+
+    _rewrite(s, family, s.kind == DATA and family != "byte", change)
+
+
 # -- the corpus ---------------------------------------------------------------------------------------------------
 
 
@@ -762,6 +1009,106 @@ def _generated(directory: Path) -> Iterator[Path]:
             bloom_filter_columns=["i64", "str"],
             dict_key_size_threshold=1.0,
         )
+    for codec in ("none", "zlib"):
+        yield write_pyorc(
+            directory / f"pyorc-nested-{codec}.orc",
+            NESTED_PYORC_SCHEMA,
+            nested_rows(300, seed=13),
+            compression=codec,
+            row_index_stride=100,
+            stripe_size=4096,
+        )
+    yield write_pyarrow(directory / "pyarrow-nested-zstd.orc", nested_table(300, seed=14), row_index_stride=100)
+
+
+# lists, maps, structs and unions inside each other, with nulls at every level (pyorc cannot write a null union)
+NESTED_PYORC_SCHEMA = (
+    "struct<id:int,l:array<map<string,struct<a:int,u:uniontype<int,string>>>>,m:map<int,array<string>>,"
+    "s:struct<x:struct<y:array<int>>,z:uniontype<bigint,array<int>>>,u:uniontype<int,struct<p:int,q:string>>,"
+    "ll:array<array<bigint>>>"
+)
+
+
+class _Maker:
+    """Random values with nulls at every level (``maybe``) and short lists (``some``)."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def maybe(self, make: Callable[[], Any]) -> Any:
+        return None if self.rng.random() < 0.15 else make()
+
+    def some(self, make: Callable[[], Any], most: int = 4) -> list[Any]:
+        return [make() for _ in range(self.rng.randrange(most + 1))]
+
+    def int_(self, bits: int) -> int:
+        return self.rng.randrange(-(1 << (bits - 1)), 1 << (bits - 1))
+
+    def word(self) -> str:
+        return self.rng.choice(("", "a", "bb", "ccc", "δέλτα", "zebra")) + str(self.rng.randrange(50))
+
+
+def nested_rows(n: int, seed: int) -> list[tuple[Any, ...]]:
+    """Rows of :data:`NESTED_PYORC_SCHEMA` for pyorc."""
+    m = _Maker(seed)
+    rng = m.rng
+
+    def entry() -> tuple[Any, Any]:  # struct<a:int,u:uniontype<int,string>>
+        return (m.maybe(lambda: m.int_(8)), m.int_(8) if rng.random() < 0.5 else m.word())
+
+    def entries() -> dict[str, Any]:  # map<string,struct<...>>
+        return {m.word(): m.maybe(entry) for _ in range(rng.randrange(3))}
+
+    def words() -> dict[int, Any]:  # map<int,array<string>>
+        return {rng.randrange(-500, 500): m.maybe(lambda: m.some(lambda: m.maybe(m.word))) for _ in range(3)}
+
+    def struct_() -> tuple[Any, Any]:  # struct<x:struct<y:array<int>>,z:uniontype<bigint,array<int>>>
+        inner = m.maybe(lambda: (m.maybe(lambda: m.some(lambda: m.maybe(lambda: m.int_(16)))),))
+        return (inner, m.int_(40) if rng.random() < 0.5 else m.some(lambda: m.int_(4)))
+
+    def union() -> Any:  # uniontype<int,struct<p:int,q:string>>
+        return m.int_(4) if rng.random() < 0.5 else (m.maybe(lambda: m.int_(8)), m.maybe(m.word))
+
+    def deep() -> list[Any]:  # array<array<bigint>>
+        return m.some(lambda: m.maybe(lambda: m.some(lambda: m.maybe(lambda: m.int_(63)))))
+
+    return [
+        (i, m.maybe(lambda: m.some(lambda: m.maybe(entries))), m.maybe(words), m.maybe(struct_), union(), m.maybe(deep))
+        for i in range(n)
+    ]
+
+
+def nested_table(n: int, seed: int) -> Any:
+    """Lists, maps and structs inside each other with nulls at every level, for pyarrow's writer (no unions)."""
+    import pyarrow as pa
+
+    m = _Maker(seed)
+    rng = m.rng
+
+    def item() -> dict[str, Any]:  # struct<a:int32,m:map<string,list<int64>>>
+        pairs = [
+            (f"k{j}", m.maybe(lambda: m.some(lambda: m.maybe(lambda: m.int_(50))))) for j in range(rng.randrange(3))
+        ]
+        return {"a": m.maybe(lambda: m.int_(8)), "m": m.maybe(lambda: pairs)}
+
+    def lookup() -> list[tuple[int, Any]]:  # map<int16,struct<x:double,y:list<string>>>
+        value = {"x": m.maybe(rng.random), "y": m.some(lambda: m.maybe(m.word))}
+        return [(m.int_(16), m.maybe(lambda: value)) for _ in range(rng.randrange(3))]
+
+    def deep() -> dict[str, Any]:  # struct<s:struct<t:list<int8>>>
+        return {"s": m.maybe(lambda: {"t": m.maybe(lambda: m.some(lambda: m.maybe(lambda: m.int_(8))))})}
+
+    item_type = pa.struct([("a", pa.int32()), ("m", pa.map_(pa.string(), pa.list_(pa.int64())))])
+    lookup_type = pa.map_(pa.int16(), pa.struct([("x", pa.float64()), ("y", pa.list_(pa.string()))]))
+    deep_type = pa.struct([("s", pa.struct([("t", pa.list_(pa.int8()))]))])
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int32()),
+            "items": pa.array([m.maybe(lambda: m.some(lambda: m.maybe(item))) for _ in range(n)], pa.list_(item_type)),
+            "lookup": pa.array([m.maybe(lookup) for _ in range(n)], lookup_type),
+            "deep": pa.array([m.maybe(deep) for _ in range(n)], deep_type),
+        }
+    )
 
 
 def _examples() -> list[Path]:
@@ -819,11 +1166,12 @@ class Case:
     data: bytes = dataclasses.field(repr=False)
 
 
-def make_case(number: int, corpus: Sequence[CorpusFile], seed: int) -> Case:
-    """Case ``number`` of a run with ``seed``: the same numbers give the same bytes and read."""
+def make_case(number: int, corpus: Sequence[CorpusFile], seed: int, mutators: Sequence[str] | None = None) -> Case:
+    """Case ``number`` of a run with ``seed`` (drawing its mutator from ``mutators``, all of them by default): the
+    same numbers give the same bytes and read."""
     rng = random.Random(f"{seed}:{number}")
     f = corpus[rng.randrange(len(corpus))]
-    name = rng.choice(sorted(MUTATORS))
+    name = rng.choice(sorted(mutators or MUTATORS))
     data = MUTATORS[name](f, rng)
     kind = rng.choice(MODES)
     mode: dict[str, Any] = {"kind": kind, "threads": rng.random() < 0.5}
@@ -908,8 +1256,21 @@ def read_case(data: bytes, mode: dict[str, Any]) -> None:
         elif kind == "arrow":
             table = f.read_arrow(use_threads=threads)
             _check(table.num_rows == rows, f"read_arrow gave {table.num_rows} rows of {rows}")
+            _valid_arrow(table)
             df = f.read(dtype_backend="pyarrow", use_threads=threads)
             _check(len(df) == rows, f"pyarrow backend gave {len(df)} rows of {rows}")
+
+
+def _valid_arrow(table: Any) -> None:
+    """Arrow's full validation of a table built from file data: offsets in range and monotonic, children of the
+    right length, map keys without nulls, union type codes of the union, UTF-8 strings, dictionary indices in
+    range. An array that breaks these can crash a later Arrow call (``to_pandas``, ``take``, a cast)."""
+    import pyarrow as pa
+
+    try:
+        table.validate(full=True)
+    except pa.ArrowInvalid as e:
+        raise Inconsistent(f"read_arrow built an invalid Arrow table: {e}") from None
 
 
 def _probe(kind: str) -> None:
@@ -1126,8 +1487,10 @@ def run_fuzz(
     memory_mb: float = 1024.0,
     first: int = 0,
     progress: Callable[[Report], None] | None = None,
+    mutators: Sequence[str] | None = None,
 ) -> Report:
-    """Run cases ``first .. first + cases`` of the run with ``seed`` on ``jobs`` workers; count the outcomes."""
+    """Run cases ``first .. first + cases`` of the run with ``seed`` on ``jobs`` workers (with ``mutators`` only,
+    when given); count the outcomes."""
     import concurrent.futures
 
     report = Report()
@@ -1139,7 +1502,7 @@ def run_fuzz(
     def serve(worker: Worker) -> list[tuple[Case, str, str]]:
         done = []
         for number in numbers:  # the shared iterator hands each number to one thread
-            case = make_case(number, corpus, seed)
+            case = make_case(number, corpus, seed, mutators)
             outcome, detail = worker.run(case)
             done.append((case, outcome, detail))
             with lock:
@@ -1177,11 +1540,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds a case may take (default 20)")
     parser.add_argument("--memory-mb", type=float, default=1024.0, help="peak RSS growth allowed (default 1024)")
     parser.add_argument("--failures", type=Path, help="write the bytes of failing cases to this directory")
+    parser.add_argument(
+        "--mutators",
+        type=lambda text: text.split(","),
+        help=f"comma-separated mutators to draw from (default: all of {', '.join(sorted(MUTATORS))})",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         worker_main()
         return 0
+    unknown = sorted(set(args.mutators or ()) - set(MUTATORS))
+    if unknown:
+        parser.error(f"unknown mutators: {', '.join(unknown)}")
     with tempfile.TemporaryDirectory() as tmp:
         corpus = load_corpus(Path(tmp))
 
@@ -1199,6 +1570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             memory_mb=args.memory_mb,
             first=args.first,
             progress=progress,
+            mutators=args.mutators,
         )
     print(f"corpus: {len(corpus)} files ({', '.join(f.name for f in corpus)})")
     print(f"{report.cases} cases in {report.seconds:.0f} s, seed {args.seed}, first case {args.first}\n")

@@ -30,6 +30,7 @@ def test_corpus_holds_every_writer_and_codec(corpus: list[fh.CorpusFile]) -> Non
     names = {f.name for f in corpus}
     assert {f"pyarrow-{c}.orc" for c in ("none", "zlib", "zstd", "snappy", "lz4")} <= names
     assert {"pyorc-none.orc", "pyorc-zlib.orc"} <= names
+    assert {"pyorc-nested-none.orc", "pyorc-nested-zlib.orc", "pyarrow-nested-zstd.orc"} <= names
     assert {"TestOrcFile.test1.orc", "TestVectorOrcFile.testLzo.orc", "over1k_bloom.orc"} <= names
     assert sum(bool(f.filters) for f in corpus) >= 15
 
@@ -96,6 +97,75 @@ def test_run_headers_of_byte_rle() -> None:
         h = stream[at]
         total += h + 3 if h < 128 else 256 - h
     assert total == len(values)
+
+
+NESTED_MUTATORS = ("nested_lengths", "child_present", "union_tags", "nested_kind", "child_values")
+
+
+def _rle_streams(model: fh.OrcModel) -> list[tuple[fh.Stream, str]]:
+    out = []
+    for stripe in model.stripes:
+        for s in stripe.streams:
+            family = fh.rle_family(fh._type_kind(model, s.column), s.kind, fh._encoding_kind(stripe, s.column))
+            if family is not None and s.data:
+                out.append((s, family))
+    return out
+
+
+def test_rle_streams_decode_and_encode_again(corpus: list[fh.CorpusFile]) -> None:
+    """The nested mutators rewrite RLE streams through the reference coders: every RLE stream of the nested files
+    decodes to the values orcjit reads and encodes to bytes that decode to them again."""
+    for f in corpus:
+        if "nested" not in f.name:
+            continue
+        streams = _rle_streams(fh.decode_file(f.data))
+        assert len(streams) > 20, f.name
+        for s, family in streams:
+            values = fh._decode_all(s.data, family, s.kind == fh.DATA)
+            assert values
+            again = fh._decode_all(fh._encode_all(values, family, s.kind == fh.DATA), family, s.kind == fh.DATA)
+            assert again == values, (f.name, s.column, s.kind)
+
+
+def _nested_state(model: fh.OrcModel) -> dict[str, object]:
+    """What the nested mutators may change: streams of compound types and of the columns below them, and types."""
+    nested = set(fh._nested_columns(model)) | {
+        i for i, t in enumerate(model.footer.types) if t.kind in fh.COMPOUND and i
+    }
+    return {
+        "streams": [
+            [(s.column, s.kind, s.data) for s in stripe.streams if s.column in nested] for stripe in model.stripes
+        ],
+        "other streams": [
+            [(s.column, s.kind, s.data) for s in stripe.streams if s.column not in nested] for stripe in model.stripes
+        ],
+        "types": [(t.kind, list(t.subtypes), list(t.fieldNames)) for t in model.footer.types],
+    }
+
+
+@pytest.mark.parametrize("name", NESTED_MUTATORS)
+def test_nested_mutators_change_what_they_aim_at(corpus: list[fh.CorpusFile], name: str) -> None:
+    """On the nested files each nested mutator changes the streams below a list, map, struct or union (or, for
+    nested_kind, a compound type) and nothing else, in nearly every try."""
+    files = [f for f in corpus if f.name.startswith("pyorc-nested")]
+    change = fh.MUTATORS[name].change  # type: ignore[attr-defined]
+    aimed = 0
+    for seed in range(20):
+        f = files[seed % len(files)]
+        before = _nested_state(fh.decode_file(f.data))
+        model = fh.decode_file(f.data)
+        try:
+            change(model, random.Random(seed))
+        except LookupError:
+            continue
+        after = _nested_state(model)
+        assert after["other streams"] == before["other streams"], name
+        key = "types" if name == "nested_kind" else "streams"
+        assert after["types" if key == "streams" else "streams"] == before["types" if key == "streams" else "streams"]
+        aimed += after[key] != before[key]
+        if name == "nested_kind":
+            fh.encode_file(model)  # still a file
+    assert aimed >= 16, f"{name} changed its target in {aimed} of 20 tries"
 
 
 @pytest.mark.parametrize(
