@@ -7,6 +7,7 @@ written once per module where possible; each test runs few Spark jobs.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import logging
 import re
 from pathlib import Path
@@ -15,17 +16,25 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.orc as pa_orc
 import pytest
-from pyspark.sql.datasource import EqualTo, GreaterThanOrEqual, InputPartition, StringContains
+from pyspark.sql.datasource import InputPartition
 from pyspark.sql.pandas.types import to_arrow_schema
 
 import orcjit
 import orcjit.spark
-from orcjit.spark.datasource import OrcjitDataSource, OrcjitPartition, plan_partitions
+from orcjit.spark.datasource import (
+    REUSED_READ_MESSAGE,
+    OrcjitDataSource,
+    OrcjitPartition,
+    OrcjitPushdownReader,
+    OrcjitReader,
+    plan_partitions,
+    reuses_planned_reads,
+)
 from orcjit.spark.types import arrow_schema, convert_array, spark_schema, top_level_fields
 
 from .factory import all_types_table, write_pyarrow, write_pyorc
+from .spark_support import PUSHDOWN, can_push, needs_pushdown, register_trusting
 
-PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
 ZONE = "America/Los_Angeles"
 N = 240  # rows of the small dataset
 COMPRESSIONS = ["zstd", "snappy", "zlib", "lz4", "none"]
@@ -108,11 +117,26 @@ def striped(registered: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three files of 4096 sorted rows each, in stripes of about 1024 rows (ORC checks the size every batch)."""
     folder = tmp_path_factory.mktemp("striped") / "data"
     df = registered.range(0, 3 * 4096, numPartitions=3).selectExpr("id", "CONCAT('v', id * 7) AS s", "id * 0.5 AS x")
-    df.write.option("orc.stripe.size", "4096").option("orc.bloom.filter.columns", "id").orc(str(folder))
+    # ORC checks the stripe size every 1024 rows (ORC 2.1, in Spark 4.0, every 5000 unless told)
+    writer = df.write.option("orc.stripe.size", "4096").option("orc.rows.between.memory.checks", "1024")
+    writer.option("orc.bloom.filter.columns", "id").orc(str(folder))
     return folder
 
 
 # -- types ------------------------------------------------------------------------------------------------------------
+
+
+def _zoned_arrow_schemas() -> bool:
+    """Whether PySpark's ``to_arrow_schema`` takes a zone (4.1+); 4.0 has timestamps in UTC only."""
+    return "timezone" in inspect.signature(to_arrow_schema).parameters
+
+
+def _sparks_arrow_schema(schema: Any, zone: str) -> pa.Schema:
+    """The Arrow schema Spark checks a data source's batches against, with timestamps in ``zone``."""
+    if _zoned_arrow_schemas():
+        return to_arrow_schema(schema, timezone=zone)
+    assert zone == "UTC"
+    return to_arrow_schema(schema)
 
 
 def test_arrow_schema_is_sparks_own(written: Path, dataset: Any) -> None:
@@ -121,8 +145,8 @@ def test_arrow_schema_is_sparks_own(written: Path, dataset: Any) -> None:
     with orcjit.ORCFile(path) as f:
         schema = spark_schema(f.schema)
         assert schema.simpleString() == dataset.schema.simpleString()
-        for zone in ("UTC", ZONE):
-            assert arrow_schema(schema, zone).equals(to_arrow_schema(schema, timezone=zone))
+        for zone in ("UTC", ZONE) if _zoned_arrow_schemas() else ("UTC",):
+            assert arrow_schema(schema, zone).equals(_sparks_arrow_schema(schema, zone))
         assert spark_schema(f.schema, ["st", "id"]).fieldNames() == ["st", "id"]
         with pytest.raises(orcjit.OrcError, match="'nope' is not in the file"):
             spark_schema(f.schema, ["id", "nope"])
@@ -262,7 +286,7 @@ def test_pyarrow_timestamps(tmp_path: Path, registered: Any) -> None:
     reader = _reader(path, timeZone="UTC")
     (batch,) = [b for p in reader.partitions() for b in reader.read(p)]
     assert batch.column("ts").to_pylist() == batch.column("inst").to_pylist()
-    assert batch.schema.equals(to_arrow_schema(ours.schema, timezone="UTC"))
+    assert batch.schema.equals(_sparks_arrow_schema(ours.schema, "UTC"))
 
 
 # -- planning ---------------------------------------------------------------------------------------------------------
@@ -271,6 +295,14 @@ def test_pyarrow_timestamps(tmp_path: Path, registered: Any) -> None:
 def _reader(path: Path, **options: str) -> Any:
     source = OrcjitDataSource({"path": str(path), **options})
     return source.reader(source.schema())
+
+
+def _pushdown_reader(path: Path, **options: str) -> OrcjitPushdownReader:
+    """The reader Spark's filter pushdown worker gets where orcjit takes filters."""
+    reader = _reader(path, **options)
+    return OrcjitPushdownReader(
+        reader.files, reader.schema, time_zone=reader.time_zone, partitions=reader.max_partitions
+    )
 
 
 def test_partitions_balanced_by_bytes(striped: Path, registered: Any) -> None:
@@ -312,10 +344,13 @@ def test_plan_partitions_contiguous_runs() -> None:
     assert plan_partitions([], 4) == []
 
 
+@needs_pushdown
 def test_pushed_filters_skip_stripes(striped: Path, registered: Any) -> None:
     """Stripes the statistics rule out are not planned; the rows read are exactly the matching ones."""
+    from pyspark.sql.datasource import EqualTo, GreaterThanOrEqual, StringContains
+
     last = 3 * 4096
-    reader = _reader(striped, partitions="2")
+    reader = _pushdown_reader(striped, partitions="2")
     everything = sum(len(stripes) for p in reader.partitions() for _, stripes in p.pieces)
     assert everything >= 9
 
@@ -327,15 +362,17 @@ def test_pushed_filters_skip_stripes(striped: Path, registered: Any) -> None:
     ids = sorted(i for p in parts for batch in reader.read(p) for i in batch.column("id").to_pylist())
     assert ids == list(range(last - 1500, last))  # exact: Spark does not apply a filter it pushed
 
-    reader = _reader(striped)
+    reader = _pushdown_reader(striped)
     assert list(reader.pushFilters([EqualTo(("s",), "nope")])) == []  # below every value: no stripe may match
     assert reader.partitions() == []
     assert list(reader.read(InputPartition(None))) == []  # what Spark reads when no partition is planned
 
 
+@needs_pushdown
 def test_pushdown_on(striped: Path, written: Path, registered: Any) -> None:
-    """With pushdown on, Spark leaves the filters it pushed to orcjit, and the rows are still exactly right."""
+    """Where orcjit takes filters, Spark leaves those it pushed to orcjit, and the rows are still exactly right."""
     registered.conf.set(PUSHDOWN, "true")
+    register_trusting(registered)  # a fresh DataFrame for each query below
     try:
         query = "id >= 12000 AND s LIKE 'v8%'"
         df = registered.read.format("orcjit").load(str(striped)).where(query)
@@ -351,83 +388,96 @@ def test_pushdown_on(striped: Path, written: Path, registered: Any) -> None:
         assert _sorted_rows(ours) == _sorted_rows(registered.read.orc(path).where(query))
     finally:
         registered.conf.set(PUSHDOWN, "false")
+        orcjit.spark.register(registered)  # as the other tests of this module expect
 
 
-def test_pushdown_off_logs_and_reads(striped: Path, registered: Any, caplog: pytest.LogCaptureFixture) -> None:
+def test_pushdown_off_reads(striped: Path, registered: Any, caplog: pytest.LogCaptureFixture) -> None:
     registered.conf.set(PUSHDOWN, "false")
     with caplog.at_level(logging.WARNING, logger="orcjit.spark"):
         orcjit.spark.register(registered)
     messages = [r.getMessage() for r in caplog.records if r.name == "orcjit.spark"]
-    assert len(messages) == 1
-    assert "filter pushdown is off" in messages[0]
-    assert f'spark.conf.set("{PUSHDOWN}", "true")' in messages[0]
+    # register cannot know the setting Spark will plan with, so it says nothing of it
+    assert not any("pushdown is off" in m for m in messages)
 
     df = registered.read.format("orcjit").load(str(striped)).where("id BETWEEN 100 AND 140 AND x > 60")
     assert _has_filter(df)  # Spark applies the filter itself
     assert sorted(r.id for r in df.collect()) == list(range(121, 141))
 
 
-def test_pushdown_on_warns_of_sparks_reused_reads(registered: Any, caplog: pytest.LogCaptureFixture) -> None:
-    from orcjit.spark.datasource import _reuses_pushed_reads
-
-    registered.conf.set(PUSHDOWN, "true")
-    try:
-        with caplog.at_level(logging.WARNING, logger="orcjit.spark"):
-            orcjit.spark.register(registered)
-    finally:
-        registered.conf.set(PUSHDOWN, "false")
-        orcjit.spark.register(registered)  # as the other tests of this module expect
-    messages = [r.getMessage() for r in caplog.records if r.name == "orcjit.spark" and "fresh" in r.getMessage()]
-    assert bool(messages) == _reuses_pushed_reads(registered.version)
-    assert all("fresh DataFrame" in m for m in messages)
-    assert [_reuses_pushed_reads(v) for v in ("4.0.0", "4.1.0", "4.3.0", "4.3.1", "5.0.0")] == [
-        False,
-        True,
-        True,
-        False,
-        False,
-    ]
+def test_register_says_when_spark_reuses_planned_reads(registered: Any, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="orcjit.spark"):
+        source = orcjit.spark.register(registered)
+    messages = [r.getMessage() for r in caplog.records if r.name == "orcjit.spark"]
+    reused = reuses_planned_reads(registered.version)
+    assert messages == ([REUSED_READ_MESSAGE % registered.version] if reused else [])
+    assert source.defaults["reusesPlannedReads"] == ("true" if reused else "false")
+    versions = ["3.5.1", "4.0.0", "4.0.1", "4.1.0", "4.2.1", "4.3.0", "4.3.1", "5.0.0", "4.3.0-SNAPSHOT", "unknown"]
+    assert [reuses_planned_reads(v) for v in versions] == [False, False, False] + [True] * 7
 
 
-def test_reader_with_pushdown_off_by_registration(striped: Path) -> None:
-    """Outside a planning worker, ``reader()`` follows the setting :func:`register` recorded."""
-    from orcjit.spark import datasource
-
-    off = type("Off", (OrcjitDataSource,), {"defaults": {"pushdownEnabled": "false"}})
-    on = type("On", (OrcjitDataSource,), {"defaults": {"pushdownEnabled": "true"}})
+def test_reader_outside_a_planning_worker_takes_no_filters(striped: Path) -> None:
+    """Called by anything but Spark's filter pushdown, ``reader()`` returns a reader without ``pushFilters``."""
+    trusting = type("Trusting", (OrcjitDataSource,), {"defaults": {"reusesPlannedReads": "false"}})
     schema = OrcjitDataSource({"path": str(striped)}).schema()
-    assert type(off({"path": str(striped)}).reader(schema)) is datasource.OrcjitReader
-    assert type(on({"path": str(striped)}).reader(schema)) is datasource.OrcjitPushdownReader
+    for cls in (OrcjitDataSource, trusting):
+        assert type(cls({"path": str(striped)}).reader(schema)) is OrcjitReader
+    assert "pushFilters" not in vars(OrcjitReader)
+    with pytest.raises(orcjit.OrcError, match="option pushdown='maybe' must be true or false"):
+        OrcjitDataSource({"path": str(striped), "pushdown": "maybe"}).reader(schema)
+
+
+def _worker(module: str, code: str) -> Any:
+    """A function compiled as if in PySpark's worker ``module``, for ``reader()`` to find in its callers' frames."""
+    namespace: dict[str, Any] = {"__name__": module}
+    exec(compile(code, module.rsplit(".", 1)[-1] + ".py", "exec"), namespace)
+    return namespace["_main"]
 
 
 def test_reader_follows_the_planning_workers_setting(
     striped: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Spark refuses a reader with ``pushFilters`` when pushdown is off, and tells the planning worker only:
-    ``reader()`` reads the setting from that worker's frame (here a function compiled as if in that module)."""
+    """Spark refuses a reader with ``pushFilters`` when pushdown is off, and tells only its planning worker;
+    ``reader()`` reads the setting from that worker's frame (or sees the worker that pushes filters), and takes
+    filters only where Spark keeps each planned read to its own query."""
     from orcjit.spark import datasource
 
-    code = compile(
+    plan = _worker(
+        "pyspark.sql.worker.plan_data_source_read",
         "def _main(source, schema, enable_pushdown):\n    return source.reader(schema)\n",
-        "plan_data_source_read.py",
-        "exec",
     )
-    worker: dict[str, Any] = {"__name__": "pyspark.sql.worker.plan_data_source_read"}
-    exec(code, worker)
-    source = OrcjitDataSource({"path": str(striped)})
-    schema = source.schema()
+    push = _worker(
+        "pyspark.sql.worker.data_source_pushdown_filters",
+        "def _main(source, schema):\n    return source.reader(schema)\n",
+    )
+    schema = OrcjitDataSource({"path": str(striped)}).schema()
+    trusting = type("Trusting", (OrcjitDataSource,), {"defaults": {"reusesPlannedReads": "false"}})
+    reusing = type("Reusing", (OrcjitDataSource,), {"defaults": {"reusesPlannedReads": "true"}})
+    pushing = OrcjitPushdownReader if can_push() else OrcjitReader  # PySpark 4.0 has no pushdown
+
     monkeypatch.setattr(datasource, "_logged_pushdown_off", False)
     with caplog.at_level(logging.WARNING, logger="orcjit.spark"):
-        off = [worker["_main"](source, schema, False) for _ in range(2)]
-        on = worker["_main"](source, schema, True)
-    assert all(type(r) is datasource.OrcjitReader for r in off)
-    assert "pushFilters" not in vars(datasource.OrcjitReader)
-    assert type(on) is datasource.OrcjitPushdownReader
+        source = trusting({"path": str(striped)})
+        off = [plan(source, schema, False) for _ in range(2)]
+        assert all(type(r) is OrcjitReader for r in off)
+        assert type(plan(source, schema, True)) is pushing
+        assert type(push(source, schema)) is pushing
+        assert type(push(trusting({"path": str(striped), "pushdown": "false"}), schema)) is OrcjitReader
+        # on a Spark that would run the filtered read again for another query: never
+        source = reusing({"path": str(striped)})
+        assert type(plan(source, schema, False)) is OrcjitReader
+        assert type(plan(source, schema, True)) is OrcjitReader
+        assert type(push(source, schema)) is OrcjitReader
+        # registered without register(): by the PySpark the worker runs
+        import pyspark
+
+        plain = type(push(OrcjitDataSource({"path": str(striped)}), schema))
+        assert plain is (OrcjitReader if reuses_planned_reads(pyspark.__version__) else pushing)
     messages = [r.getMessage() for r in caplog.records if r.name == "orcjit.spark"]
-    assert len(messages) == 1  # once per process, however many reads
-    assert "filter pushdown is off" in messages[0]
-    forced = OrcjitDataSource({"path": str(striped), "pushdown": "false"})
-    assert type(forced.reader(schema)) is datasource.OrcjitReader
+    if can_push():
+        assert len(messages) == 1  # once per process, however many reads
+        assert "filter pushdown is off" in messages[0]
+    else:
+        assert messages == []
 
 
 # -- errors -----------------------------------------------------------------------------------------------------------

@@ -1,5 +1,11 @@
 """Filter pushdown through ``spark.read.format("orcjit")``: the same rows as ``spark.read.orc``, the pushed filters
-in the plan, and stripes skipped when the read is planned.
+in the plan, and stripes skipped when the read is planned; and one DataFrame queried again and again, with and
+without filters, as the README's flow lets a user do, in both orders of ``register`` and the pushdown setting.
+
+Spark 4.1-4.3 keep a read planned with pushed filters for later queries of the same DataFrame that push none
+(``test_spark_reuses_planned_reads_as_orcjit_assumes``), so :func:`orcjit.spark.register` has orcjit take no filters
+there. The pushdown tests register it as on a Spark with the read kept in its scan
+(:func:`tests.spark_support.register_trusting`) and load a fresh DataFrame for every query.
 
 Spark does not re-apply the filters the reader accepts, so every filtered read here is compared, row id for row id,
 with ``spark.read.orc`` of the same files under the same filter: a fixed list covering every filter class Spark
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import random
 import re
 from collections.abc import Iterator
@@ -23,10 +30,13 @@ from typing import Any
 
 import pytest
 
+from orcjit.spark.datasource import REUSED_READ_MESSAGE, reuses_planned_reads
+
+from .spark_support import PUSHDOWN, can_push, needs_pushdown, register_trusting
+
 SPARK_PANDAS_WARNING = "ignore:PySpark does not yet fully support pandas:FutureWarning"
 pytestmark = pytest.mark.filterwarnings(SPARK_PANDAS_WARNING)
 
-PUSHDOWN = "spark.sql.python.filterPushdown.enabled"
 ROWS_PER_FILE = 4096
 STRIPE_ROWS = 1024  # what ORC Java gives with the tiny stripe size below: memory is checked every 512 rows
 
@@ -57,12 +67,11 @@ COLUMNS = """
 
 @pytest.fixture(scope="module")
 def pushdown(spark: Any) -> Iterator[Any]:
-    """The session with ``orcjit`` registered and Python filter pushdown on; the setting restored after."""
-    import orcjit.spark
-
+    """The session with Python filter pushdown on and ``orcjit`` registered to take filters (as on a Spark that
+    keeps each planned read in its scan); the setting restored after."""
     before = spark.conf.get(PUSHDOWN, None)
     spark.conf.set(PUSHDOWN, "true")
-    orcjit.spark.register(spark)
+    register_trusting(spark)
     try:
         yield spark
     finally:
@@ -70,6 +79,16 @@ def pushdown(spark: Any) -> Iterator[Any]:
             spark.conf.unset(PUSHDOWN)
         else:
             spark.conf.set(PUSHDOWN, before)
+
+
+@pytest.fixture
+def restore(pushdown: Any) -> Iterator[Any]:
+    """For a test that registers ``orcjit`` and sets pushdown its own way: the module's session again after it."""
+    try:
+        yield pushdown
+    finally:
+        pushdown.conf.set(PUSHDOWN, "true")
+        register_trusting(pushdown)
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +172,7 @@ def orcjit_ids(df: Any, condition: str) -> list[int]:
 # -- the pushed filters in the plan -----------------------------------------------------------------------------------
 
 
+@needs_pushdown
 def test_pushed_filters_appear_in_the_plan(pushdown: Any, data: Path) -> None:
     df = orcjit_df(pushdown, data).where("id >= 100 AND k <=> 5 AND s LIKE 'a%' AND NOT st.x IN (1, 2) AND d > 1.0")
     plan = explain(df)
@@ -234,6 +254,7 @@ def random_atoms(samples: dict[str, list[Any]], count: int, rng: random.Random) 
     return out
 
 
+@needs_pushdown
 def test_filters_give_the_rows_of_spark_read_orc(pushdown: Any, data: Path) -> None:
     sample_rows = pushdown.read.orc(str(data)).where("id % 97 = 0").collect()
     samples: dict[str, list[Any]] = {}
@@ -253,7 +274,7 @@ def test_filters_give_the_rows_of_spark_read_orc(pushdown: Any, data: Path) -> N
     assert sum(0 < len(want[c]) < 2 * ROWS_PER_FILE for c in FIXED) >= len(FIXED) - 2
     mismatches = []
     for condition in FIXED + chosen:
-        # a DataFrame per query: Spark 4.3 lets a scan reuse the read planned for another (see the last test)
+        # a DataFrame per query: Spark 4.1-4.3 let a scan reuse the read planned for another (see below)
         got = orcjit_ids(orcjit_df(pushdown, data, partitions="2"), condition)
         if got != want[condition]:
             mismatches.append((condition, len(got), len(want[condition])))
@@ -263,6 +284,7 @@ def test_filters_give_the_rows_of_spark_read_orc(pushdown: Any, data: Path) -> N
 # -- stripes skipped at planning ---------------------------------------------------------------------------------------
 
 
+@needs_pushdown
 def test_stripes_are_pruned_when_planning(pushdown: Any, data: Path) -> None:
     stripes = 2 * ROWS_PER_FILE // STRIPE_ROWS
 
@@ -286,6 +308,7 @@ def test_stripes_are_pruned_when_planning(pushdown: Any, data: Path) -> None:
     assert orcjit_ids(nothing, "true") == []
 
 
+@needs_pushdown
 def test_reader_plans_fewer_pieces(pushdown: Any, data: Path) -> None:
     # the reader itself, as Spark's planner drives it: pushFilters, then partitions
     from pyspark.sql.datasource import GreaterThanOrEqual, LessThan, StringEndsWith
@@ -306,12 +329,111 @@ def test_reader_plans_fewer_pieces(pushdown: Any, data: Path) -> None:
     assert kept == sorted([(Path(files[0]).name, 2), (Path(files[0]).name, 3), (Path(files[1]).name, 0)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Spark 4.3 keeps the read planned with pushed filters on the data source object, and a later scan of "
-    "the same DataFrame that pushes no filter reuses it (fixed upstream by keeping the read in the scan)",
-)
-def test_a_dataframe_reused_after_a_pushed_filter(pushdown: Any, data: Path) -> None:
+# -- one DataFrame, many queries ---------------------------------------------------------------------------------------
+
+# queried in this order on one DataFrame: filters Spark pushes, none at all, an OR and an expression (which Spark
+# cannot send to Python), then none again
+SEQUENCE = [
+    "id < 600",
+    None,
+    "id >= 7000",
+    "id < 10 OR id >= 8000",
+    "k IS NOT NULL AND s LIKE 'a%'",
+    "id % 3 = 0",
+    None,
+]
+
+
+def _normal(value: Any) -> Any:
+    """``value`` with NaN as a string, so that equal rows compare equal."""
+    if isinstance(value, float) and value != value:
+        return "NaN"
+    if isinstance(value, dict):
+        return {k: _normal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    return value
+
+
+def _rows(df: Any) -> list[dict[str, Any]]:
+    return sorted((_normal(row) for row in df.toArrow().to_pylist()), key=lambda row: row["id"])
+
+
+def _check_queries(spark: Any, data: Path, sequence: list[str | None]) -> None:
+    """Query one orcjit DataFrame with each of ``sequence`` in turn: counts and rows as ``spark.read.orc`` has them."""
+    df = orcjit_df(spark, data, partitions="64")
+    wanted = expected_ids(spark, data, [query or "true" for query in sequence])
+    truth = {row["id"]: row for row in _rows(spark.read.orc(str(data)))}
+    for query, ids in zip(sequence, wanted, strict=True):
+        view = df if query is None else df.where(query)
+        assert view.count() == len(ids), query
+        assert _rows(view) == [truth[i] for i in ids], query
+
+
+def _register_logs(spark: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
+    import orcjit.spark
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="orcjit.spark"):
+        orcjit.spark.register(spark)
+    return [r.getMessage() for r in caplog.records if r.name == "orcjit.spark"]
+
+
+def _reused_message(spark: Any) -> list[str]:
+    """What :func:`orcjit.spark.register` logs on this Spark: the reused-read warning, or nothing."""
+    return [REUSED_READ_MESSAGE % spark.version] if reuses_planned_reads(spark.version) else []
+
+
+def test_one_dataframe_queried_with_and_without_filters(
+    restore: Any, data: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the README's order: register, then turn pushdown on
+    spark = restore
+    spark.conf.set(PUSHDOWN, "false")
+    assert _register_logs(spark, caplog) == _reused_message(spark)  # no "pushdown is off": it is not, when planning
+    spark.conf.set(PUSHDOWN, "true")
+    if can_push():
+        # no filter taken where the read would leak (the plan then lists no PushedFilters at all)
+        plan = explain(orcjit_df(spark, data).where("id < 600"))
+        assert ("PushedFilters" not in plan) == reuses_planned_reads(spark.version), plan
+    _check_queries(spark, data, SEQUENCE)
+
+
+def test_pushdown_setting_before_register(restore: Any, data: Path, caplog: pytest.LogCaptureFixture) -> None:
+    spark = restore
+    spark.conf.set(PUSHDOWN, "true")
+    assert _register_logs(spark, caplog) == _reused_message(spark)
+    _check_queries(spark, data, ["id >= 7000", None, "id < 10 OR id >= 8000"])
+
+
+@needs_pushdown
+def test_pushdown_setting_read_when_planning(restore: Any, data: Path) -> None:
+    """Where orcjit takes filters, it follows the setting as Spark plans each read, whatever it was at register."""
+    spark = restore
+    stripes = 2 * ROWS_PER_FILE // STRIPE_ROWS
+    spark.conf.set(PUSHDOWN, "false")
+    register_trusting(spark)
+    spark.conf.set(PUSHDOWN, "true")  # after register, as the README has it
+    df = orcjit_df(spark, data, partitions="64").where("id < 600")
+    assert "LessThan(id,600)" in pushed_filters(explain(df)).replace(" ", "")
+    assert df.rdd.getNumPartitions() == 1  # one stripe planned
+    assert df.count() == 600
+    # off again: Spark would refuse a reader that takes filters, and Spark filters the rows
+    spark.conf.set(PUSHDOWN, "false")
+    df = orcjit_df(spark, data, partitions="64").where("id < 600")
+    assert df.rdd.getNumPartitions() == stripes
+    assert df.count() == 600
+
+
+@needs_pushdown
+def test_spark_reuses_planned_reads_as_orcjit_assumes(pushdown: Any, data: Path) -> None:
+    """What Spark does with a reader that takes filters: a query of the same DataFrame that pushes no filter Spark
+    can send to Python runs the read planned for the query before. orcjit takes no filters on the versions where
+    :func:`reuses_planned_reads` says so; when a release plans each query afresh, this fails until it says so too."""
     df = orcjit_df(pushdown, data)
+    total, high, either = 2 * ROWS_PER_FILE, 2 * ROWS_PER_FILE - 7000, 10 + 2 * ROWS_PER_FILE - 8000
     assert df.where("id < 600").count() == 600
-    assert df.count() == 2 * ROWS_PER_FILE
+    assert df.where("id >= 7000").count() == high  # a filter Spark sends to Python: planned again
+    reused = reuses_planned_reads(pushdown.version)
+    assert df.count() == (high if reused else total)  # the rows of "id >= 7000"
+    assert df.where("id < 10 OR id >= 8000").count() == (either - 10 if reused else either)

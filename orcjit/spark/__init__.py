@@ -14,14 +14,17 @@ Usage
     df = spark.read.format("orcjit").load(["/data/a.orc", "/data/b/*.orc"])  # several paths
     df = spark.read.format("orcjit").option("columns", "id,ts").load("/data/events")  # only these columns
 
-    # filter pushdown: Spark hands the filters to orcjit, which skips stripes and row groups by statistics and
-    # bloom filters and filters rows exactly
+    # filter pushdown (before or after register): Spark hands the filters to orcjit, which skips stripes and row
+    # groups by statistics and bloom filters and filters rows exactly
     spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     spark.read.format("orcjit").load("/data/events").where("user_id = 42").show()
 
 The Data Source API has no column pruning: ``select`` after ``load`` still decodes every column, so name the
 columns you need with the ``columns`` option. Without ``spark.sql.python.filterPushdown.enabled`` the source works
-without pushdown (Spark filters the rows) and says so once on the ``orcjit.spark`` logger.
+without pushdown (Spark filters the rows). Spark 4.1 to 4.3 reuse a read planned with pushed filters for later
+queries of the same DataFrame, so on them orcjit takes no filters (the rows are right; every stripe is read) and
+:func:`register` says so on the ``orcjit.spark`` logger: see :func:`reuses_planned_reads`. The helpers'
+``read_files(filters=...)`` skips stripes on any Spark.
 
 Other options: ``partitions`` (the most partitions; default the session's default parallelism) or
 ``bytesPerPartition`` (stripe bytes per partition), ``pathGlobFilter`` (file names taken from directories, default
@@ -62,6 +65,7 @@ from .datasource import (  # noqa: E402
     pushdown_enabled,
     register,
     resolve_paths,
+    reuses_planned_reads,
 )
 from .types import arrow_schema, spark_schema, to_spark_batches  # noqa: E402
 
@@ -76,6 +80,7 @@ __all__ = [
     "pushdown_enabled",
     "register",
     "resolve_paths",
+    "reuses_planned_reads",
     "spark_schema",
     "to_spark_batches",
 ]

@@ -3,8 +3,8 @@
 Spark runs a Python data source in Python worker processes, never in the driver's Python process: ``schema()``
 and planning (``reader()``, ``pushFilters()``, ``partitions()``) in a worker beside the driver JVM, ``read()`` in
 workers beside the executors. No ``SparkSession`` exists in them, so what the reader needs from the session (the
-JVM's default time zone, the default parallelism) is captured by :func:`register` in the driver and travels with
-the registered class; options override it.
+JVM's default time zone, the default parallelism, whether the JVM reuses planned reads) is captured by
+:func:`register` in the driver and travels with the registered class; options override the first two.
 
 Options
 -------
@@ -26,7 +26,8 @@ Options
     in the executors' JVM default time zone. Default: the driver JVM's default zone captured by :func:`register`,
     else the ``TZ`` of the Python process, else UTC.
 ``pushdown``
-    ``false`` turns filter pushdown off for this read.
+    ``false`` turns filter pushdown off for this read (default ``true``: take filters when Spark offers them and
+    may do so safely).
 
 Planning
 --------
@@ -38,10 +39,18 @@ order, into contiguous runs of about equal bytes (stripe data length): each part
 
 Filter pushdown
 ---------------
-Needs PySpark 4.1+ and ``spark.sql.python.filterPushdown.enabled=true``. Spark refuses a reader that implements
-``pushFilters`` while the setting is off, so ``reader()`` returns :class:`OrcjitReader` (no pushdown) then, and
-:class:`OrcjitPushdownReader` otherwise; the setting is read from the planning worker Spark runs (the only place it
-reaches). Spark does not re-apply the filters a reader accepts: orcjit filters rows exactly.
+Needs PySpark 4.1+ and ``spark.sql.python.filterPushdown.enabled=true`` when Spark plans the read (the order of
+:func:`register` and ``spark.conf.set`` does not matter). Spark refuses a reader that implements ``pushFilters``
+while the setting is off, and tells only the planning worker it runs, so ``reader()`` returns
+:class:`OrcjitPushdownReader` when Spark calls it to push filters and :class:`OrcjitReader` otherwise. Spark does
+not re-apply the filters a reader accepts: orcjit filters rows exactly.
+
+Spark 4.1 to 4.3 keep the read planned with pushed filters (its partitions and its pickled ``read``) on the data
+source of the DataFrame, and a later query of the same DataFrame that pushes no filter Spark can serialise (none at
+all, or only ``OR`` and expressions) runs that read again, without any Python call that could notice: it would
+return the earlier query's rows. Nothing the executors see tells the two queries apart, so on those versions orcjit
+takes no filters at all (Spark filters the rows, every stripe is read) and :func:`register` says so; see
+:func:`reuses_planned_reads`. ``orcjit.spark.helpers.read_files(filters=...)`` still skips stripes on them.
 """
 
 from __future__ import annotations
@@ -56,10 +65,10 @@ import re
 import sys
 import zoneinfo
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, Filter, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
 from ..errors import OrcError
@@ -67,6 +76,9 @@ from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
 from .types import arrow_schema, spark_schema, to_spark_batches, top_level_fields
+
+if TYPE_CHECKING:
+    from pyspark.sql.datasource import Filter  # PySpark 4.1+
 
 __all__ = [
     "NAME",
@@ -79,6 +91,7 @@ __all__ = [
     "pushdown_enabled",
     "register",
     "resolve_paths",
+    "reuses_planned_reads",
 ]
 
 NAME = "orcjit"
@@ -89,8 +102,9 @@ PUSHDOWN_OFF_MESSAGE = (
     'Turn it on with spark.conf.set("%s", "true").'
 )
 REUSED_READ_MESSAGE = (
-    "orcjit: Spark %s reuses a read planned with pushed filters for later queries of the same DataFrame that push "
-    "none, returning filtered rows; load a fresh DataFrame for each query, or read with .option('pushdown', 'false')."
+    "orcjit: Spark %s reuses the read it planned with pushed filters for later queries of the same DataFrame, which "
+    "would then get the earlier query's rows; so orcjit takes no filters from it: Spark filters the rows and every "
+    "stripe is read. orcjit.spark.helpers.read_files(filters=...) in mapInPandas skips stripes."
 )
 DEFAULT_GLOB = "*.orc"
 
@@ -304,11 +318,41 @@ def pushdown_enabled(spark: Any) -> bool:
     return str(value).strip().lower() == "true"
 
 
+def reuses_planned_reads(version: str) -> bool:
+    """Whether Spark ``version`` runs a read planned with pushed filters again for a later query of the same
+    DataFrame that pushes none, returning the earlier query's rows.
+
+    PySpark 4.1 added filter pushdown with the planned read (partitions and pickled ``read``) kept on the
+    DataFrame's data source, not on the scan: ``PythonScanBuilder.pushFilters`` stores it with
+    ``PythonDataSourceV2.setReadInfo`` when some filter can be sent to Python, and ``PythonBatch`` takes
+    ``PythonDataSourceV2.getOrCreateReadInfo``, which plans only when nothing is stored. 4.3.0 still does. Unknown
+    versions count as affected; before 4.1 there is no pushdown to leak. ``tests/test_spark_pushdown.py`` checks
+    this against the Spark it runs, so that a release with the read kept in the scan gets an upper bound here.
+    """
+    match = re.match(r"\s*(\d+)\.(\d+)", version)
+    if match is None:
+        return True
+    return (int(match.group(1)), int(match.group(2))) >= (4, 1)
+
+
+def _pushdown_possible(defaults: Mapping[str, str]) -> bool:
+    """Whether orcjit may take filters from this Spark at all: PySpark 4.1+, and no planned read reused."""
+    if not hasattr(DataSourceReader, "pushFilters"):
+        return False  # PySpark 4.0
+    reused = defaults.get("reusesPlannedReads")
+    if reused is None:  # registered without register(): judge by the planning worker's PySpark
+        import pyspark
+
+        return not reuses_planned_reads(pyspark.__version__)
+    return reused != "true"
+
+
 def _planning_pushdown() -> bool | None:
     """Whether the Spark worker planning this read has filter pushdown on; None outside Spark's workers.
 
-    Spark hands its planning worker the setting but not the data source: the worker's own frame holds it. This
-    reads PySpark internals; when they change, the setting recorded by :func:`register` is used instead.
+    Spark hands the setting to its planning worker but not to the data source, and runs a separate worker to push
+    filters: the workers' own frames tell. This reads PySpark internals; when they change, the answer is None and
+    orcjit takes no filters (the rows stay right; stripes are not skipped).
     """
     frame = sys._getframe(1)
     for _ in range(12):
@@ -321,6 +365,16 @@ def _planning_pushdown() -> bool | None:
         if module == "pyspark.sql.worker.plan_data_source_read" and "enable_pushdown" in frame.f_locals:
             return bool(frame.f_locals["enable_pushdown"])
     return None
+
+
+def _pushdown_option(options: Mapping[str, str]) -> bool:
+    text = _option(options, "pushdown")
+    if text is None:
+        return True
+    value = str(text).strip().lower()
+    if value not in ("true", "false"):
+        raise OrcError(f"orcjit: option pushdown={text!r} must be true or false")
+    return value == "true"
 
 
 def _log_pushdown_off() -> None:
@@ -463,7 +517,9 @@ class OrcjitReader(DataSourceReader):
                 for i in stripes:
                     table = f.read_arrow(self.columns, filters=self.filters, stripes=[i])
                     zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-                    yield from to_spark_batches(table, fields, target, writer_zone=zone, reader_zone=self.time_zone)
+                    yield from to_spark_batches(
+                        table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
+                    )
 
 
 class OrcjitPushdownReader(OrcjitReader):
@@ -515,20 +571,23 @@ class OrcjitDataSource(DataSource):
                 raise OrcError(f"orcjit: {files[0]}: {exc}") from None
 
     def reader(self, schema: StructType) -> OrcjitReader:
-        """A reader for ``schema``; with filter pushdown unless the session or the ``pushdown`` option has it off."""
+        """A reader for ``schema``: :class:`OrcjitPushdownReader` when Spark plans to push filters and may do so
+        safely (see the module docstring), else :class:`OrcjitReader`."""
         defaults = type(self).defaults
         zone = _option(self.options, "timeZone", defaults) or _local_zone()
         partitions = _positive_int(self.options, "partitions", defaults) or os.cpu_count() or 1
         per_partition = None
         if _option(self.options, "partitions") is None:
             per_partition = _positive_int(self.options, "bytesPerPartition", defaults)
-        state = _planning_pushdown()
-        if state is None and "pushdownEnabled" in defaults:
-            state = defaults["pushdownEnabled"] == "true"
-        wanted = (_option(self.options, "pushdown") or "true").strip().lower() != "false"
-        if state is False and wanted:
-            _log_pushdown_off()
-        cls = OrcjitPushdownReader if wanted and state is not False else OrcjitReader
+        cls: type[OrcjitReader] = OrcjitReader
+        # the setting as Spark plans this read (not as it was at register()); never on a Spark that would reuse
+        # the filtered read for another query
+        if _pushdown_option(self.options) and _pushdown_possible(defaults):
+            state = _planning_pushdown()
+            if state is False:
+                _log_pushdown_off()
+            elif state:
+                cls = OrcjitPushdownReader
         return cls(self._files(), schema, time_zone=zone, partitions=partitions, bytes_per_partition=per_partition)
 
 
@@ -561,8 +620,10 @@ def register(spark: Any, *, time_zone: str | None = None) -> type[OrcjitDataSour
     """Register the ``orcjit`` data source with the session ``spark``.
 
     Records the driver JVM's default time zone (in which Spark's own ORC reader reads ``timestamp`` wall clocks;
-    else the session time zone) and the default parallelism, as defaults of every read, and logs a warning on the
-    ``orcjit.spark`` logger when filter pushdown is off in the session.
+    else the session time zone), the default parallelism and whether this Spark reuses planned reads (see
+    :func:`reuses_planned_reads`) for every read, and logs a warning on the ``orcjit.spark`` logger when it does,
+    because orcjit then takes no filters from Spark. Filter pushdown itself is decided when Spark plans each read,
+    so ``spark.sql.python.filterPushdown.enabled`` may be set before or after this call.
 
     Parameters
     ----------
@@ -585,8 +646,8 @@ def register(spark: Any, *, time_zone: str | None = None) -> type[OrcjitDataSour
     else:
         candidates = [_jvm_time_zone(spark), str(spark.conf.get("spark.sql.session.timeZone", "UTC"))]
         zone = next((z for z in map(_zone_name, candidates) if z), "UTC")
-    # the setting as it is now: used when a planning worker does not show Spark's own (see _planning_pushdown)
-    defaults = {"timeZone": zone, "pushdownEnabled": "true" if pushdown_enabled(spark) else "false"}
+    reused = reuses_planned_reads(str(spark.version))  # the JVM's version: the planned read is kept there
+    defaults = {"timeZone": zone, "reusesPlannedReads": "true" if reused else "false"}
     parallelism = _default_parallelism(spark)
     if parallelism:
         defaults["partitions"] = str(parallelism)
@@ -597,18 +658,6 @@ def register(spark: Any, *, time_zone: str | None = None) -> type[OrcjitDataSour
         {"defaults": defaults, "__module__": __name__, "__qualname__": "register.<locals>.OrcjitDataSource"},
     )
     spark.dataSource.register(registered)
-    if not pushdown_enabled(spark):
-        LOG.warning(PUSHDOWN_OFF_MESSAGE, PUSHDOWN_CONF, PUSHDOWN_CONF)
-    elif _reuses_pushed_reads(str(spark.version)):
+    if reused:
         LOG.warning(REUSED_READ_MESSAGE, spark.version)
     return registered
-
-
-def _reuses_pushed_reads(version: str) -> bool:
-    """Whether this Spark keeps a planned Python read on the data source, so that a later query of the same
-    DataFrame that pushes no filters reuses a filtered read (seen in 4.3.0; fixed upstream after it)."""
-    try:
-        major, minor, patch = (int(part) for part in version.split("-")[0].split(".")[:3])
-    except ValueError:
-        return True  # an unknown version: warn rather than not
-    return (4, 1, 0) <= (major, minor, patch) <= (4, 3, 0)
