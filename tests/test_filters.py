@@ -383,10 +383,11 @@ INT_TABLE = [
     ("in", [1, 2, 30], NO, NO),
     ("in", [1, 15], MAYBE, MAYBE),
     ("in", [], NO, NO),
-    ("not in", [1, 2], YES, MAYBE),
+    # a null satisfies "not in": nulls take nothing from its YES, and keep it from NO
+    ("not in", [1, 2], YES, YES),
     ("not in", [1, 15], MAYBE, MAYBE),
     ("not in", [10, 20], MAYBE, MAYBE),
-    ("not in", [], YES, MAYBE),
+    ("not in", [], YES, YES),
     ("is null", None, NO, MAYBE),
     ("is not null", None, YES, MAYBE),
 ]
@@ -408,8 +409,8 @@ SINGLE_TABLE = [
     ("!=", 11, YES, MAYBE),
     ("in", [10, 11], YES, MAYBE),
     ("in", [11], NO, NO),
-    ("not in", [10], NO, NO),
-    ("not in", [9, 11], YES, MAYBE),
+    ("not in", [10], NO, MAYBE),  # the nulls satisfy it
+    ("not in", [9, 11], YES, YES),
     ("<", 10, NO, NO),
     ("<=", 10, YES, MAYBE),
     (">=", 10, YES, MAYBE),
@@ -441,7 +442,7 @@ ALL_TERMS = [
 @pytest.mark.parametrize(("op", "value"), ALL_TERMS)
 def test_all_null(op: str, value: Any) -> None:
     term = ("i", op) if value is None else ("i", op, value)
-    expected = {"is null": YES}.get(op, NO)  # a null satisfies no comparison, "!=" and "not in" included
+    expected = {"is null": YES, "not in": YES}.get(op, NO)  # a null satisfies "not in" and no comparison, "!=" too
     assert verdict(term, stats("i", 0, True)) == expected
     assert verdict(term, stats("i", 0, True, minimum=None, maximum=None)) == expected
 
@@ -473,6 +474,9 @@ def test_struct_field_nulls_come_from_the_struct() -> None:
     assert verdict(("st.a", "is not null"), s) == MAYBE
     assert verdict(("st.a", "!=", 100), s) == MAYBE
     assert verdict(("st.a", "==", 100), s) == NO
+    assert verdict(("st.a", "not in", [100]), s) == YES  # the values are not listed, and the nulls satisfy it
+    single = stats("st.a", 60, False, minimum=5, maximum=5)
+    assert verdict(("st.a", "not in", [5]), single) == MAYBE  # the rows where st is null satisfy it
     assert verdict(("st.a", "is null"), stats("st.a", ROWS, False, minimum=1, maximum=9)) == NO
 
 
@@ -541,17 +545,25 @@ FLOAT_TABLE = [
     ("==", 1.0, MAYBE),
     ("==", 2.0, MAYBE),
     ("==", 2.5, NO),
-    ("==", math.nan, MAYBE),
+    ("==", math.nan, NO),  # IEEE: NaN equals nothing, and is in no order
     ("<", 1.0, NO),
-    ("<", math.nan, MAYBE),
-    ("<", math.inf, YES),
+    ("<", math.nan, NO),
+    ("!=", math.nan, YES),
+    ("<", math.inf, MAYBE),  # not YES: a NaN value is not below infinity
     (">", 2.0, NO),
-    (">=", -math.inf, YES),
-    ("!=", 5.0, MAYBE),  # NaN values satisfy "!=" but never show in the statistics
+    (">=", -math.inf, MAYBE),
+    ("!=", 5.0, YES),  # NaN values, which the statistics never show, satisfy "!=" too
     ("!=", 1.5, MAYBE),
-    ("not in", [5.0], MAYBE),
+    ("not in", [5.0], YES),
     ("in", [0.0, 3.0], NO),
     ("in", [0.0, 1.5], MAYBE),
+    # NaN is a member of a list holding it, and NaN values may be there
+    ("in", [math.nan], MAYBE),
+    ("in", [math.nan, 5.0], MAYBE),
+    ("not in", [math.nan], MAYBE),
+    ("not in", [math.nan, 5.0], MAYBE),
+    (">", 1.5, MAYBE),
+    (">=", 1.0, MAYBE),  # not YES: a NaN value is not >= 1
 ]
 
 
@@ -561,18 +573,25 @@ def test_float_truth_table(op: str, value: Any, expected: int) -> None:
         assert verdict((column, op, value), stats(column, ROWS, False, minimum=1.0, maximum=2.0)) == expected
 
 
-def test_float_single_value_is_never_certain_for_inequality() -> None:
+def test_float_single_value_is_never_certain() -> None:
+    # NaN values never show in the statistics: a single value may sit beside NaN rows
     s = stats("d", ROWS, False, minimum=3.0, maximum=3.0)
-    assert verdict(("d", "==", 3.0), s) == YES
+    assert verdict(("d", "==", 3.0), s) == MAYBE
     assert verdict(("d", "!=", 3.0), s) == MAYBE
     assert verdict(("d", "not in", [3.0]), s) == MAYBE
+    assert verdict(("d", "not in", [3.0, math.nan]), s) == NO
+    assert verdict(("d", "in", [3.0, math.nan]), s) == MAYBE
+    assert verdict(("d", "!=", 4.0), s) == YES
 
 
 def test_float_zero_and_infinities() -> None:
     s = stats("d", ROWS, False, minimum=-0.0, maximum=0.0)
-    assert verdict(("d", "==", 0.0), s) == YES
-    assert verdict(("d", "==", -0.0), s) == YES
+    assert verdict(("d", "==", 0.0), s) == MAYBE
+    assert verdict(("d", "==", -0.0), s) == MAYBE
     assert verdict(("d", "<", 0.0), s) == NO
+    assert verdict(("d", "in", [-0.0]), s) == MAYBE  # -0.0 and 0.0 are one member
+    assert verdict(("d", "not in", [0.0, math.nan]), s) == NO
+    assert verdict(("d", "!=", -0.0), s) == MAYBE
     wide = stats("d", ROWS, False, minimum=-math.inf, maximum=math.inf)
     assert verdict(("d", "==", 1e308), wide) == MAYBE
     assert verdict(("d", ">", math.inf), wide) == NO
@@ -612,9 +631,10 @@ def test_boolean_truth_table(op: str, value: Any, all_true: int, all_false: int,
     assert verdict(("b", op, value), s(ROWS, 0)) == all_true
     assert verdict(("b", op, value), s(0, ROWS)) == all_false
     assert verdict(("b", op, value), s(40, 60)) == mixed
-    # with nulls nothing is certain, and what was impossible stays impossible
+    # with nulls, "not in" (which they satisfy) is never impossible and every other op never certain
     for counts, expected in (((90, 0), all_true), ((0, 90), all_false), ((40, 50), mixed)):
-        assert verdict(("b", op, value), s(*counts, nulls=10)) == (MAYBE if expected == YES else expected)
+        lost = NO if op == "not in" else YES
+        assert verdict(("b", op, value), s(*counts, nulls=10)) == (MAYBE if expected == lost else expected)
     assert verdict(("b", op, value), stats("b", ROWS, False)) == MAYBE  # counts not recorded
 
 

@@ -299,7 +299,8 @@ def test_integer_groups() -> None:
     assert evaluate((COLUMN["bigint"], "==", 5), groups, rows) == [MAYBE, NO, YES, MAYBE, NO, MAYBE]
     assert evaluate((COLUMN["bigint"], "<", 10), groups, rows) == [YES, NO, YES, MAYBE, NO, MAYBE]
     assert evaluate((COLUMN["bigint"], "is null", None), groups, rows) == [NO, NO, NO, MAYBE, YES, MAYBE]
-    assert evaluate((COLUMN["bigint"], "not in", [5, 6]), groups, rows) == [MAYBE, YES, NO, MAYBE, NO, NO]
+    # a null satisfies "not in": the all-null group holds only matches, the group of 3 values in 10 rows some
+    assert evaluate((COLUMN["bigint"], "not in", [5, 6]), groups, rows) == [MAYBE, YES, NO, MAYBE, YES, MAYBE]
 
 
 def test_boolean_groups() -> None:
@@ -350,7 +351,10 @@ def test_nan_bounds_and_float_not_equal() -> None:
     )
     groups = [nan, plain]
     assert evaluate((COLUMN["double"], ">", 5.0), groups, [5, 5]) == [MAYBE, NO]
-    assert evaluate((COLUMN["double"], "!=", 5.0), groups, [5, 5]) == [MAYBE, MAYBE]
+    # every value, NaN too, is unequal to 5.0 where the bounds are known
+    assert evaluate((COLUMN["double"], "!=", 5.0), groups, [5, 5]) == [MAYBE, YES]
+    assert evaluate((COLUMN["double"], "in", [2.0, math.nan]), groups, [5, 5]) == [MAYBE, MAYBE]
+    assert evaluate((COLUMN["double"], "in", [7.0]), groups, [5, 5]) == [MAYBE, NO]
 
 
 @pytest.mark.parametrize("count", [None, 5])

@@ -6,10 +6,11 @@ and v2, dictionary and direct encodings, several row index strides, bloom filter
 data, no/some/all nulls) and for a few thousand random filters, ``read_orc(path, filters=F)`` must equal
 ``full[mask].reset_index(drop=True)`` where ``full`` is the unfiltered read and ``mask`` comes from
 :func:`reference_mask`: an evaluator written here, one row at a time in plain Python, that shares nothing with
-``orcjit.pushdown``. Its semantics are SQL's: a null satisfies no comparison (``!=`` and ``not in`` included), only
-``is null``; NaN compares as IEEE says (``NaN != 5`` holds, ``NaN == NaN`` does not); a field inside a null struct
-is null. The values it tests are the full read's with ``dtype_backend="pyarrow"``, which keeps int64 exact and NaN
-apart from null.
+``orcjit.pushdown``. Its semantics are those :mod:`orcjit.pushdown.semantics` documents (pyarrow's): a null
+satisfies ``is null`` and ``not in`` only, no comparison (``!=`` included); NaN compares as IEEE says (``NaN != 5``
+holds, ``NaN == NaN`` does not) and is a member of a list holding NaN; a field inside a null struct is null. The
+values it tests are the full read's with ``dtype_backend="pyarrow"``, which keeps int64 exact and NaN apart from
+null.
 
 ``iter_stripes(filters=F)`` (indexed by file row number) and ``read_stripe(i, filters=F)`` are checked the same way,
 and ``explain(F)`` must keep every row group that holds a matching row.
@@ -67,20 +68,26 @@ COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 def term_values(column: Sequence[Any], op: str, operand: Any) -> list[bool]:
     """For each value of ``column`` (``None`` for null): does it satisfy ``value op operand``?
 
-    A null satisfies nothing but ``is null``. Python's own comparisons are exact across int, float and Decimal and
-    follow IEEE for NaN, which is what SQL asks for; ``in`` is "equal to one of", so ``NaN in (NaN,)`` is false as
-    ``NaN == NaN`` is, and ``not in`` is "unequal to each".
+    A null satisfies ``is null`` and ``not in``, nothing else. Python's own comparisons are exact across int, float
+    and Decimal and follow IEEE for NaN (and have ``-0.0 == 0.0``); ``in`` is "equal to one of, or NaN where NaN is
+    listed", ``not in`` its negation.
     """
     if op == "is null":
         return [v is None for v in column]
     if op == "is not null":
         return [v is not None for v in column]
     if op == "in":
-        return [v is not None and any(v == x for x in operand) for v in column]
+        return [v is not None and listed(v, operand) for v in column]
     if op == "not in":
-        return [v is not None and all(v != x for x in operand) for v in column]
+        return [v is None or not listed(v, operand) for v in column]
     compare = COMPARE[op]
     return [v is not None and bool(compare(v, operand)) for v in column]
+
+
+def listed(v: Any, operand: Sequence[Any]) -> bool:
+    if isinstance(v, float) and math.isnan(v):
+        return any(isinstance(x, float) and math.isnan(x) for x in operand)
+    return any(v == x for x in operand)
 
 
 def term_holds(value: Any, op: str, operand: Any) -> bool:
@@ -103,11 +110,12 @@ def reference_mask(values: dict[str, list[Any]], dnf: Sequence[Sequence[Term]], 
 
 def test_reference_semantics() -> None:
     nan = math.nan
-    assert not term_holds(None, "!=", 5) and not term_holds(None, "not in", (1,)) and not term_holds(None, "<", 1)
+    assert not term_holds(None, "!=", 5) and term_holds(None, "not in", (1,)) and not term_holds(None, "<", 1)
     assert term_holds(None, "is null", None) and not term_holds(0, "is null", None)
-    assert term_holds(nan, "!=", 5.0) and not term_holds(nan, "==", nan) and term_holds(nan, "not in", (nan,))
-    assert not term_holds(nan, "in", (nan,)) and not term_holds(nan, "<", math.inf) and not term_holds(nan, ">", 0)
-    assert term_holds(-0.0, "==", 0.0) and not term_holds(-0.0, "<", 0.0)
+    assert term_holds(nan, "!=", 5.0) and not term_holds(nan, "==", nan) and not term_holds(nan, "not in", (nan,))
+    assert term_holds(nan, "in", (nan,)) and not term_holds(nan, "<", math.inf) and not term_holds(nan, ">", 0)
+    assert term_holds(nan, "not in", (5.0,)) and not term_holds(None, "in", (5.0,))
+    assert term_holds(-0.0, "==", 0.0) and not term_holds(-0.0, "<", 0.0) and term_holds(-0.0, "in", (0.0,))
     assert term_holds(2**63 - 1, ">", 9.223372036854775e18) and not term_holds(2**53 + 1, "==", float(2**53 + 1))
     assert term_holds(5, "<", 5.5) and not term_holds(5, "in", (5.5,)) and term_holds(5, "not in", ())
     assert reference_mask({"a": [1, None, 3]}, [[("a", ">", 1)], [("a", "is null", None)]], 3).tolist() == [

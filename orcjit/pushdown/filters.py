@@ -3,8 +3,9 @@
 ``[(column, op, value), ...]`` is a conjunction; ``[[...], [...]]`` a disjunction of conjunctions. Ops: ``==``
 (or ``=``), ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("x", "is null")`` and
 ``("x", "is not null")`` (a third element, if given, must be ``None``). Columns are top-level names or dotted
-paths to fields inside structs. Comparisons follow SQL: a null never satisfies one (``!=`` and ``not in``
-included); NaN compares as IEEE says.
+paths to fields inside structs. What a filter selects is defined in :mod:`orcjit.pushdown.semantics` (pyarrow's
+convention: a null satisfies ``is null`` and ``not in`` only; NaN compares as IEEE says, and is a member of a list
+that holds NaN).
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ class Predicate:
 Filters = list[list[Predicate]]
 
 
+def canonical_op(op: Any) -> str | None:
+    """``op`` as orcjit spells it (``=`` is ``==``, ``NOT IN`` and ``not_in`` are ``not in``, ...), or ``None`` if
+    it is no op of :data:`OPS`."""
+    if not isinstance(op, str):
+        return None
+    written = op.strip().lower()
+    op = ALIASES.get(written, written)
+    return op if op in OPS else None
+
+
 def normalize_filters(filters: Any, schema: TypeNode) -> Filters | None:
     """Check ``filters`` against the schema and return them as a list of conjunctions.
 
@@ -95,11 +106,11 @@ def normalize_filters(filters: Any, schema: TypeNode) -> Filters | None:
 def _predicate(term: Any, schema: TypeNode) -> Predicate:
     if not isinstance(term, tuple) or len(term) not in (2, 3):
         raise OrcError(f"filter {term!r} is not a (column, op, value) tuple")
-    path, op = term[0], term[1]
+    path, written = term[0], term[1]
     value = term[2] if len(term) == 3 else None
-    if not isinstance(op, str) or ALIASES.get(op.strip().lower(), op.strip().lower()) not in OPS:
-        raise OrcError(f"filter {term!r}: unknown op {op!r}; use one of {', '.join(OPS)}")
-    op = ALIASES.get(op.strip().lower(), op.strip().lower())
+    op = canonical_op(written)
+    if op is None:
+        raise OrcError(f"filter {term!r}: unknown op {written!r}; use one of {', '.join(OPS)}")
     node = _column(path, schema, term)
     if op in NULL_OPS:
         if value is not None:

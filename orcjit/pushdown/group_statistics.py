@@ -17,11 +17,10 @@ from ..kernels import row_index as ri
 from ..schema import TypeNode
 from ..statistics import _date, _decimal, _timestamp
 from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Predicate
-from .prune import MAYBE, NO, YES, _comparable, widen_timestamps
+from .prune import MAYBE, NO, RANGE_KINDS, YES, _comparable, widen_timestamps
+from .semantics import NULL_SATISFIES, is_nan
 
 __all__ = ["GroupStatistics"]
-
-RANGE_KINDS = INTEGER_KINDS | FLOAT_KINDS | STRING_KINDS | TIMESTAMP_KINDS | {"date", "decimal"}
 
 
 class GroupStatistics:
@@ -58,22 +57,20 @@ class GroupStatistics:
             out[self.all_null] = NO
             out[self.no_nulls] = YES
             return out
-        out[self.all_null] = NO  # a null satisfies no comparison
         kind = self.node.kind
+        on_values = out.copy()  # the verdict over the rows that hold a value
         if kind == "boolean":
-            self._boolean(p, out)
-            return out
-        if kind not in RANGE_KINDS or (kind in FLOAT_KINDS and op in ("!=", "not in")):
-            return out  # NaN values satisfy != and not in but never show in the statistics
-        low, high, exact, usable = self.bounds()
-        usable = usable & self.known & ~self.all_null
-        if not usable.any():
-            return out
-        sample = low[np.argmax(usable)]
-        if not all(_comparable(v, sample) for v in p.values):
-            return out
-        with np.errstate(invalid="ignore"):  # NaN values compare False, as in Python, without numpy's warning
-            out[usable] = _range(op, p.values, low[usable], high[usable], exact[usable], self.no_nulls[usable])
+            self._boolean(p, on_values)
+        elif kind in RANGE_KINDS:
+            low, high, exact, usable = self.bounds()
+            usable = usable & self.known & ~self.all_null
+            if usable.any() and all(_comparable(v, low[np.argmax(usable)]) for v in p.values):
+                with np.errstate(invalid="ignore"):  # NaN values compare False, as in Python, without a warning
+                    on_values[usable] = _range(op, p.values, low[usable], high[usable], exact[usable], kind)
+        # nulls keep "not in" from NO and every other op from YES (prune.with_nulls)
+        held = NO if op in NULL_SATISFIES else YES
+        out = np.where((on_values == held) & ~self.no_nulls, MAYBE, on_values).astype(np.int8)
+        out[self.all_null] = YES if op in NULL_SATISFIES else NO
         return out
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -143,6 +140,8 @@ class GroupStatistics:
         return low, high, exact, usable
 
     def _boolean(self, p: Predicate, out: np.ndarray) -> None:
+        """Fill ``out`` with the verdict over each group's non-null values, from its true count
+        (:func:`~orcjit.pushdown.prune._boolean`)."""
         t = self.table
         has = self.known & ~self.all_null & t.has(ri.BUCKET) & t.has(ri.TRUE_COUNT)
         if p.op in ("==", "in", "!=", "not in"):
@@ -160,7 +159,7 @@ class GroupStatistics:
         overlap = (has_true & (True in wanted)) | (has_false & (False in wanted))
         inside = (~has_true | (True in wanted)) & (~has_false | (False in wanted))
         out[has & ~overlap] = NO
-        out[has & overlap & inside & self.no_nulls] = YES
+        out[has & overlap & inside] = YES
 
 
 def _fill_numbers(t: ri.RowIndexTable, message: int, slot: int, out: np.ndarray, values: np.ndarray) -> None:
@@ -185,9 +184,9 @@ def _scalar(value: Any) -> np.ndarray:
 
 
 def _range(
-    op: str, values: tuple[Any, ...], low: np.ndarray, high: np.ndarray, exact: np.ndarray, no_nulls: np.ndarray
+    op: str, values: tuple[Any, ...], low: np.ndarray, high: np.ndarray, exact: np.ndarray, kind: str
 ) -> np.ndarray:
-    """:func:`~orcjit.pushdown.prune._range` over arrays of bounds."""
+    """:func:`~orcjit.pushdown.prune.values_verdict` over arrays of bounds."""
 
     def lt(a: np.ndarray, v: Any) -> np.ndarray:
         return np.less(a, _scalar(v)).astype(bool)
@@ -206,31 +205,37 @@ def _range(
 
     n = len(low)
     none = np.zeros(n, dtype=bool)
+    floating = kind in FLOAT_KINDS
     single = exact & np.equal(low, high).astype(bool)
-    if op in ("==", "!=", "<", "<=", ">", ">="):
-        v = values[0]
-        outside = gt(low, v) | lt(high, v)
-        no, yes = {
-            "==": (outside, single & eq(low, v) & no_nulls),
-            "!=": (single & eq(low, v), outside & no_nulls),
-            "<": (ge(low, v), lt(high, v) & no_nulls),
-            "<=": (gt(low, v), le(high, v) & no_nulls),
-            ">": (le(high, v), gt(low, v) & no_nulls),
-            ">=": (lt(high, v), ge(low, v) & no_nulls),
-        }[op]
-    elif op == "in":
-        inside, at_low = none.copy(), none.copy()
-        for v in values:
-            hit = le(low, v) & ge(high, v)
-            inside |= hit
-            at_low |= hit & eq(low, v)
-        no, yes = ~inside, single & at_low & no_nulls
-    elif op == "not in":
-        listed, all_outside = none.copy(), ~none
-        for v in values:
+    if op in ("in", "not in"):
+        nan_listed = any(is_nan(v) for v in values)
+        members = [v for v in values if not is_nan(v)]
+        inside, listed, all_outside = none.copy(), none.copy(), ~none
+        for v in members:
+            inside |= le(low, v) & ge(high, v)
             listed |= eq(low, v)
             all_outside &= gt(low, v) | lt(high, v)
-        no, yes = single & listed, all_outside & no_nulls
+        if op == "in":
+            if floating and nan_listed:
+                return np.full(n, MAYBE, dtype=np.int8)
+            no, yes = ~inside, (single & inside & listed) if not floating else none
+        else:
+            no = single & listed if (not floating or nan_listed) else none
+            yes = all_outside if not nan_listed else none
+    elif is_nan(values[0]):
+        return np.full(n, YES if op == "!=" else NO, dtype=np.int8)
+    elif op in ("==", "!=", "<", "<=", ">", ">="):
+        v = values[0]
+        certain = none if floating else ~none
+        outside = gt(low, v) | lt(high, v)
+        no, yes = {
+            "==": (outside, single & certain & eq(low, v)),
+            "!=": (single & certain & eq(low, v), outside),
+            "<": (ge(low, v), certain & lt(high, v)),
+            "<=": (gt(low, v), certain & le(high, v)),
+            ">": (le(high, v), certain & gt(low, v)),
+            ">=": (lt(high, v), certain & ge(low, v)),
+        }[op]
     else:
         return np.full(n, MAYBE, dtype=np.int8)
     return np.where(no, NO, np.where(yes, YES, MAYBE)).astype(np.int8)

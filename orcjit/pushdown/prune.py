@@ -1,7 +1,8 @@
 """Three-valued evaluation of filters against statistics: could any row of this file, stripe or row group match?
 
-Each predicate answers YES (every row matches), NO (no row can) or MAYBE; conjunctions and disjunctions combine
-them with Kleene's logic. Anything not understood, not recorded, or recorded by a writer known to get it wrong
+Each predicate answers YES (every row matches), NO (no row can) or MAYBE, under the semantics of
+:mod:`orcjit.pushdown.semantics` (a null satisfies ``not in``); conjunctions and disjunctions combine them with
+Kleene's logic. Anything not understood, not recorded, or recorded by a writer known to get it wrong
 answers MAYBE, so pruning can only ever skip data that holds no match.
 """
 
@@ -16,9 +17,13 @@ import pandas as pd
 
 from ..statistics import ColumnStatistics
 from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Filters, Predicate
+from .semantics import NULL_SATISFIES, is_nan
 
 NO, MAYBE, YES = 0, 1, 2
 NAMES = {NO: "no", MAYBE: "maybe", YES: "yes"}
+
+# the kinds whose statistics hold a minimum and a maximum
+RANGE_KINDS = INTEGER_KINDS | FLOAT_KINDS | STRING_KINDS | TIMESTAMP_KINDS | {"date", "decimal"}
 
 # timestamp statistics are milliseconds; widen them so rounding by any writer cannot exclude a real value
 TIMESTAMP_SLACK = pd.Timedelta(milliseconds=1)
@@ -146,62 +151,72 @@ def evaluate_predicate(p: Predicate, s: ColumnStatistics | None, rows: int) -> i
             return NO
         return YES if no_nulls else MAYBE
     if all_null:
-        return NO  # a null satisfies no comparison
+        return YES if op in NULL_SATISFIES else NO
     kind = p.node.kind
     if kind == "boolean":
-        return _boolean(p, s, no_nulls)
-    if kind in FLOAT_KINDS and op in ("!=", "not in"):
-        return MAYBE  # NaN values satisfy both but never show in the statistics
+        return with_nulls(op, _boolean(p, s), no_nulls)
+    if kind not in RANGE_KINDS:
+        return MAYBE
     low, high, exact = _bounds(p, s)
     if low is None or high is None or not all(_comparable(v, low) for v in p.values):
         return MAYBE
-    if kind in INTEGER_KINDS | {"date", "decimal"} | STRING_KINDS | TIMESTAMP_KINDS | FLOAT_KINDS:
-        return _range(op, p.values, low, high, exact, no_nulls)
-    return MAYBE
+    return with_nulls(op, values_verdict(op, p.values, low, high, exact, kind in FLOAT_KINDS), no_nulls)
 
 
-def _range(op: str, values: tuple[Any, ...], low: Any, high: Any, exact: bool, no_nulls: bool) -> int:
-    single = exact and low == high
+def with_nulls(op: str, on_values: int, no_nulls: bool) -> int:
+    """The verdict over all rows from ``on_values``, the verdict over the rows that hold a value, and whether no
+    row is null: a null satisfies the ops of :data:`~orcjit.pushdown.semantics.NULL_SATISFIES` (``not in``) and
+    fails every other, so nulls keep those from NO and the others from YES."""
+    if no_nulls:
+        return on_values
+    if op in NULL_SATISFIES:
+        return MAYBE if on_values == NO else on_values
+    return MAYBE if on_values == YES else on_values
+
+
+def values_verdict(op: str, values: tuple[Any, ...], low: Any, high: Any, exact: bool, floating: bool) -> int:
+    """Can the non-null values of a column, all within ``[low, high]`` (the real minimum and maximum when
+    ``exact``), satisfy ``op values``? ``floating``: the column is a float column, whose NaN values no statistics
+    show; a NaN satisfies ``!=``, ``not in`` without NaN listed, and ``in`` with NaN listed."""
+    single = exact and low == high  # every value (but NaN) equals low
+    if op in ("in", "not in"):
+        nan_listed = any(is_nan(v) for v in values)
+        members = [v for v in values if not is_nan(v)]
+        if op == "in":
+            if floating and nan_listed:
+                return MAYBE
+            inside = [v for v in members if low <= v <= high]
+            if not inside:
+                return NO
+            return YES if single and not floating and any(v == low for v in inside) else MAYBE
+        if single and any(v == low for v in members) and (not floating or nan_listed):
+            return NO
+        return YES if not nan_listed and all(v < low or v > high for v in members) else MAYBE
+    v = values[0]
+    if is_nan(v):
+        return YES if op == "!=" else NO  # IEEE: NaN is unequal to everything and in no order
+    certain = not floating  # a NaN value fails every comparison but !=
     if op == "==":
-        v = values[0]
         if v < low or v > high:
             return NO
-        return YES if single and v == low and no_nulls else MAYBE
+        return YES if single and certain and v == low else MAYBE
     if op == "!=":
-        v = values[0]
-        if single and v == low:
+        if single and certain and v == low:
             return NO
-        return YES if (v < low or v > high) and no_nulls else MAYBE
-    if op == "in":
-        inside = [v for v in values if low <= v <= high]
-        if not inside:
-            return NO
-        return YES if single and low in inside and no_nulls else MAYBE
-    if op == "not in":
-        if single and low in values:
-            return NO
-        return YES if all(v < low or v > high for v in values) and no_nulls else MAYBE
-    v = values[0]
+        return YES if v < low or v > high else MAYBE
     if op == "<":
-        if low >= v:
-            return NO
-        return YES if high < v and no_nulls else MAYBE
+        return NO if low >= v else (YES if certain and high < v else MAYBE)
     if op == "<=":
-        if low > v:
-            return NO
-        return YES if high <= v and no_nulls else MAYBE
+        return NO if low > v else (YES if certain and high <= v else MAYBE)
     if op == ">":
-        if high <= v:
-            return NO
-        return YES if low > v and no_nulls else MAYBE
+        return NO if high <= v else (YES if certain and low > v else MAYBE)
     if op == ">=":
-        if high < v:
-            return NO
-        return YES if low >= v and no_nulls else MAYBE
+        return NO if high < v else (YES if certain and low >= v else MAYBE)
     return MAYBE
 
 
-def _boolean(p: Predicate, s: ColumnStatistics, no_nulls: bool) -> int:
+def _boolean(p: Predicate, s: ColumnStatistics) -> int:
+    """The verdict over a boolean column's non-null values, from its true and false counts."""
     true_count, false_count = s.true_count, s.false_count
     if true_count is None or false_count is None:
         return MAYBE
@@ -213,4 +228,4 @@ def _boolean(p: Predicate, s: ColumnStatistics, no_nulls: bool) -> int:
     present = {v for v, n in ((True, true_count), (False, false_count)) if n > 0}
     if not present & wanted:
         return NO
-    return YES if present <= wanted and no_nulls else MAYBE
+    return YES if present <= wanted else MAYBE

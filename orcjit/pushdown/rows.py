@@ -1,4 +1,5 @@
-"""Exact filtering: which decoded rows satisfy the filters, computed on the column vectors before pandas."""
+"""Exact filtering: which decoded rows satisfy the filters, computed on the column vectors before pandas, with the
+semantics of :mod:`orcjit.pushdown.semantics`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..kernels.decimal import decimal128_to_objects
 from ..kernels.strings import compare_strings
 from ..reading.vector import ColumnVector
 from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Filters, Predicate
+from .semantics import float_membership, with_null_rows
 
 _EPOCH_DAY = np.datetime64("1970-01-01", "D")
 
@@ -28,12 +30,10 @@ def filters_mask(filters: Filters, vectors: dict[int, ColumnVector], length: int
 
 
 def predicate_mask(p: Predicate, vec: ColumnVector) -> np.ndarray:
-    """Rows of ``vec`` that satisfy ``p``; a null satisfies nothing but ``is null``."""
-    valid = vec.valid if vec.valid is not None else np.ones(vec.length, dtype=np.bool_)
-    if p.op == "is null":
-        return ~valid
-    if p.op == "is not null":
-        return valid.copy()
+    """Rows of ``vec`` that satisfy ``p``; a null satisfies ``is null`` and ``not in`` only."""
+    if p.op in ("is null", "is not null"):
+        valid = vec.valid if vec.valid is not None else np.ones(vec.length, dtype=np.bool_)
+        return ~valid if p.op == "is null" else valid.copy()
     kind = p.node.kind
     if kind in STRING_KINDS or kind == "binary":
         mask = _strings(p, vec)
@@ -41,7 +41,7 @@ def predicate_mask(p: Predicate, vec: ColumnVector) -> np.ndarray:
         mask = _decimals(p, vec)
     else:
         mask = _numbers(p, vec)
-    return mask & valid
+    return with_null_rows(p.op, mask, vec.valid)
 
 
 def _apply(op: str, values: np.ndarray, bound: Any) -> np.ndarray:
@@ -104,6 +104,9 @@ def _numbers(p: Predicate, vec: ColumnVector) -> np.ndarray:
         members = [v.value for v in p.values]  # nanoseconds: naive wall clock or UTC instant, as stored
     else:
         members = list(p.values)
+    if p.op in ("in", "not in") and kind in FLOAT_KINDS:
+        inside = float_membership(values, members)
+        return ~inside if p.op == "not in" else inside
     if p.op in ("in", "not in"):
         if kind in INTEGER_KINDS:
             members = [int(m) for m in members if decimal.Decimal(m) == decimal.Decimal(m).to_integral_value()]
