@@ -1,5 +1,11 @@
 """Filtered Parquet reads that skip row groups by statistics, then by split-block bloom filters.
 
+Filters mean what they mean for :func:`orcjit.read_orc` (:mod:`orcjit.pushdown.semantics`): the rows
+``pyarrow.dataset`` keeps for the filter ``pyarrow.parquet.filters_to_expression`` builds, which
+``pq.read_table(path, filters=filters)`` and ``pandas.read_parquet`` return, but for the documented departures
+(``-0.0`` and ``0.0`` are one member of an ``in`` list; a ``float`` column's values are compared exactly with a
+listed double; a ``pandas.Timestamp`` keeps its nanoseconds).
+
 :func:`plan_row_groups` decides, for each row group, whether a filter can match any of its rows, in two stages and
 with three-valued logic (yes / no / maybe, where anything not understood is *maybe* and the group is kept):
 
@@ -7,9 +13,8 @@ with three-valued logic (yes / no / maybe, where anything not understood is *may
 2. for ``==`` and ``in`` tests the statistics left at *maybe*, the column chunk's bloom filter
    (:func:`orcjit.parquet.bloom.bloom_filter`), which says *no* when none of the values hashes into it.
 
-:func:`read_parquet` reads the kept row groups with pyarrow, filters their rows exactly with
-:func:`pyarrow.parquet.filters_to_expression` and returns the matching rows, the same as
-``pq.read_table(path, filters=filters, columns=columns).to_pandas()``.
+:func:`read_parquet` reads the kept row groups with pyarrow and filters their rows exactly with a pyarrow expression
+that :func:`_expression` builds from the semantics' definitions.
 
 Columns (in ``columns`` and in filters) are top-level names. Filters may only test top-level primitive columns
 (not struct, list or map columns, whose leaves pyarrow's expression filters do not address by a dotted name).
@@ -24,35 +29,38 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..pushdown.filters import NULL_OPS, OPS, SET_OPS, canonical_op
+from ..pushdown.prune import MAYBE as _MAYBE
+from ..pushdown.prune import NO as _NO
+from ..pushdown.prune import YES as _YES
+from ..pushdown.prune import values_verdict, with_nulls
+from ..pushdown.semantics import NULL_SATISFIES, float_members, is_nan
 from .bloom import bloom_filter
 from .errors import ParquetError
 from .metadata import read_metadata
 
 __all__ = ["RowGroupPlan", "plan_row_groups", "read_parquet"]
 
-COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
-SET_OPS = ("in", "not in")
-NULL_OPS = ("is null", "is not null")
-ALIASES = {"=": "=="}
-
 YES, NO, MAYBE = "yes", "no", "maybe"
+_NAMES = {_YES: YES, _NO: NO, _MAYBE: MAYBE}
 
 
 @dataclass(frozen=True)
 class _Test:
-    """One checked ``(column, op, value)``: ``values`` holds the value(s) as the column's Python type."""
+    """One checked ``(column, op, value)``: ``values`` holds the value(s) as the column's Python type (a float
+    column's as the doubles given)."""
 
     column: str
     leaf: int
     arrow_type: pa.DataType
     op: str
     values: tuple[Any, ...]
-    raw: tuple[Any, ...]  # the filter's values as given, handed on to pyarrow unchanged
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,12 @@ def _open(source: Any, filesystem: Any) -> pq.ParquetFile:
 def _coerce(value: Any, arrow_type: pa.DataType, term: Any) -> Any:
     if value is None:
         raise ParquetError(f"filter {term!r}: compare with None through 'is null' / 'is not null'")
+    if pa.types.is_floating(arrow_type) and isinstance(value, (int, float, np.integer, np.floating)):
+        # exactly the double given: a float32 column's values are compared with it, not with it rounded
+        try:
+            return float(value)
+        except OverflowError as exc:
+            raise ParquetError(f"filter {term!r}: {value!r} is beyond the range of {arrow_type}") from exc
     try:
         return pa.scalar(value, type=arrow_type).as_py()
     except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
@@ -106,10 +120,10 @@ def _coerce(value: Any, arrow_type: pa.DataType, term: Any) -> Any:
 def _test(term: Any, pf: pq.ParquetFile, name: str) -> _Test:
     if not isinstance(term, (tuple, list)) or len(term) not in (2, 3) or not isinstance(term[0], str):
         raise ParquetError(f"{name}: filter {term!r} is not a (column, op, value) tuple")
-    column, op = term[0], term[1]
-    op = ALIASES.get(op, op) if isinstance(op, str) else op
-    if op not in COMPARISONS + SET_OPS + NULL_OPS:
-        raise ParquetError(f"{name}: filter {term!r} has an unknown op {op!r}")
+    column, written = term[0], term[1]
+    op = canonical_op(written)
+    if op is None:
+        raise ParquetError(f"{name}: filter {term!r} has an unknown op {written!r}; use one of {', '.join(OPS)}")
     schema = pf.schema_arrow
     if column not in schema.names:
         raise ParquetError(f"{name}: filter {term!r} names a column the file lacks: {column!r}")
@@ -121,20 +135,18 @@ def _test(term: Any, pf: pq.ParquetFile, name: str) -> _Test:
     if op in NULL_OPS:
         if len(term) == 3 and term[2] is not None:
             raise ParquetError(f"{name}: filter {term!r}: a null test takes no value")
-        return _Test(column, leaf, arrow_type, op, (), ())
+        return _Test(column, leaf, arrow_type, op, ())
     if len(term) != 3:
         raise ParquetError(f"{name}: filter {term!r} needs a value")
     if op in SET_OPS:
         given = term[2]
         if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
             raise ParquetError(f"{name}: filter {term!r}: {op!r} takes a list of values")
-        raw = tuple(given)
-        if not raw:
-            raise ParquetError(f"{name}: filter {term!r}: {op!r} takes a non-empty list of values")
+        raw = tuple(given)  # empty: "in" keeps no row, "not in" every row
     else:
         raw = (term[2],)
     values = tuple(_coerce(v, arrow_type, term) for v in raw)
-    return _Test(column, leaf, arrow_type, op, values, raw)
+    return _Test(column, leaf, arrow_type, op, values)
 
 
 def _normalize(filters: Any, pf: pq.ParquetFile, name: str) -> list[list[_Test]] | None:
@@ -210,13 +222,8 @@ def _by_statistics(test: _Test, rg: pq.RowGroupMetaData) -> str:
         if nulls is None:
             return MAYBE
         return NO if nulls == rows else (YES if nulls == 0 else MAYBE)
-    all_null = nulls is not None and nulls == rows and rows > 0
-    if test.op == "not in":
-        # pyarrow's "not in" keeps nulls (is_in says false for them), so only a null-free group can say no
-        if all_null or nulls is None or nulls > 0 or not stats.has_min_max or pa.types.is_floating(test.arrow_type):
-            return MAYBE
-    elif all_null:
-        return NO  # a null satisfies no comparison
+    if nulls is not None and nulls == rows and rows > 0:
+        return YES if test.op in NULL_SATISFIES else NO  # every row null: "not in" holds on each, nothing else
     if not stats.has_min_max:
         return MAYBE
     try:
@@ -224,38 +231,10 @@ def _by_statistics(test: _Test, rg: pq.RowGroupMetaData) -> str:
         if scaled is None:
             return MAYBE
         lo, hi, values = scaled
-        return _compare(test.op, lo, hi, values, nulls == 0, pa.types.is_floating(test.arrow_type))
+        on_values = values_verdict(test.op, values, lo, hi, True, pa.types.is_floating(test.arrow_type))
+        return _NAMES[with_nulls(test.op, on_values, nulls == 0)]
     except (TypeError, ValueError, pa.ArrowException):
         return MAYBE  # statistics pyarrow cannot decode (bytes that are not UTF-8, say) prune nothing
-
-
-def _compare(op: str, lo: Any, hi: Any, values: tuple[Any, ...], no_nulls: bool, floating: bool) -> str:
-    # "yes" only where every row is known to match: no nulls, and for floats no NaN (not in min/max)
-    certain = no_nulls and not floating
-    if op == "in":
-        if all(v < lo or v > hi for v in values):
-            return NO
-        return YES if certain and lo == hi and lo in values else MAYBE
-    if op == "not in":
-        return NO if lo == hi and lo in values else MAYBE
-    v = values[0]
-    if op == "==":
-        if v < lo or v > hi:
-            return NO
-        return YES if certain and lo == hi == v else MAYBE
-    if op == "!=":
-        if lo == hi == v and not floating:
-            return NO
-        return YES if certain and (v < lo or v > hi) else MAYBE
-    if op == "<":
-        return NO if lo >= v else (YES if certain and hi < v else MAYBE)
-    if op == "<=":
-        return NO if lo > v else (YES if certain and hi <= v else MAYBE)
-    if op == ">":
-        return NO if hi <= v else (YES if certain and lo > v else MAYBE)
-    if op == ">=":
-        return NO if hi < v else (YES if certain and lo >= v else MAYBE)
-    return MAYBE
 
 
 def _combine(filters: list[list[str]]) -> str:
@@ -282,8 +261,8 @@ class _Blooms:
             self.cache[key] = bloom_filter(self.meta, row_group, test.column)
             self.read += self.cache[key] is not None
         found = self.cache[key]
-        if found is None:
-            return False
+        if found is None or any(is_nan(v) for v in test.values):
+            return False  # no filter, or NaN, whose bits (and so hashes) vary: keep the group
         try:
             return not any(bool(m) for m in found.might_contain_many(list(test.values)))
         except ParquetError:
@@ -366,21 +345,51 @@ def plan_row_groups(source: Any, filters: Any, *, filesystem: Any = None) -> Row
         pf.close()
 
 
+def _scalar(test: _Test, value: Any) -> pa.Scalar:
+    # a float column is compared with the double given (pyarrow widens float32 values to it), anything else with
+    # the value in the column's own type, exactly (a pandas.Timestamp keeps its nanoseconds)
+    if pa.types.is_floating(test.arrow_type):
+        return pa.scalar(value, pa.float64())
+    return pa.scalar(value, test.arrow_type)
+
+
+def _membership(test: _Test, field: Any) -> Any:
+    """Where a value of the column is a member of the test's list (null where it is null)."""
+    if pa.types.is_floating(test.arrow_type):
+        # pyarrow's is_in tells -0.0 from 0.0 and rounds the list to float32: look up doubles, both zeros listed
+        members, nan = float_members(test.values)
+        inside = field.cast(pa.float64()).isin(pa.array(members, pa.float64()))
+        return inside | pc.is_nan(field) if nan else inside
+    return field.isin(pa.array(test.values, test.arrow_type))
+
+
+_COMPARE = {
+    "==": lambda f, v: f == v,
+    "!=": lambda f, v: f != v,
+    "<": lambda f, v: f < v,
+    "<=": lambda f, v: f <= v,
+    ">": lambda f, v: f > v,
+    ">=": lambda f, v: f >= v,
+}
+
+
 def _expression(filters: list[list[_Test]]) -> Any:
-    """The filter as a pyarrow expression, built as :func:`pyarrow.parquet.filters_to_expression` builds it, with
-    the null tests (which it lacks) added."""
+    """The filters as a pyarrow expression with the semantics of :mod:`orcjit.pushdown.semantics`; a row is kept
+    where it is true (pyarrow's Kleene logic makes a comparison with a null null, which drops the row)."""
     disjunction = None
     for conj in filters:
         conjunction = None
         for t in conj:
+            field = pc.field(t.column)
             if t.op == "is null":
-                term = pc.field(t.column).is_null()
+                term = field.is_null()
             elif t.op == "is not null":
-                term = pc.field(t.column).is_valid()
+                term = field.is_valid()
             elif t.op in SET_OPS:
-                term = pq.filters_to_expression([[(t.column, t.op, list(t.raw))]])
+                inside = _membership(t, field)
+                term = ~inside | field.is_null() if t.op == "not in" else inside
             else:
-                term = pq.filters_to_expression([[(t.column, t.op, t.raw[0])]])
+                term = _COMPARE[t.op](field, _scalar(t, t.values[0]))
             conjunction = term if conjunction is None else conjunction & term
         disjunction = conjunction if disjunction is None else disjunction | conjunction
     return disjunction
@@ -400,16 +409,19 @@ def read_parquet(
     filters : list of tuples or list of lists of tuples, optional
         The pandas/pyarrow DNF convention: ``[(column, op, value), ...]`` is a conjunction and
         ``[[...], [...]]`` a disjunction of conjunctions. Ops: ``==`` (or ``=``), ``!=``, ``<``, ``<=``, ``>``,
-        ``>=``, ``in``, ``not in``, ``is null``, ``is not null``. Columns are top-level primitive columns. Values
-        must convert to the column's type; rows are selected as pyarrow's filters select them (a null satisfies
-        no comparison, but does satisfy ``not in``).
+        ``>=``, ``in``, ``not in``, ``is null``, ``is not null`` (with the spellings :func:`orcjit.read_orc`
+        takes). Columns are top-level primitive columns. Values must convert to the column's type. Rows are
+        selected as :func:`orcjit.read_orc` selects them (:mod:`orcjit.pushdown.semantics`), which is as pyarrow's
+        filters select them: a null satisfies no comparison but does satisfy ``not in``; NaN compares as IEEE 754
+        says and is a member of a list that holds NaN; ``-0.0`` equals ``0.0``, in lists too.
     filesystem : pyarrow or fsspec filesystem, optional
         Where ``source`` lives.
 
     Returns
     -------
     pandas.DataFrame
-        Exactly the matching rows, equal to ``pq.read_table(source, filters=filters, columns=columns).to_pandas()``.
+        Exactly the matching rows, equal to ``pq.read_table(source, filters=filters, columns=columns).to_pandas()``
+        but for the departures :mod:`orcjit.pushdown.semantics` documents.
 
     Raises
     ------
