@@ -30,15 +30,18 @@ Spark filter                 TRUE where                             FALSE where 
 ``EqualNullSafe(a, v)``      ``a == v``                             ``a is null`` OR ``a != v``
 ``EqualNullSafe(a, None)``   ``a is null``                          ``a is not null``
 ``GreaterThan(a, v)``        ``a > v``                              ``a <= v`` (and so on for ``>=``, ``<``, ``<=``)
-``In(a, [v, ...])``          ``a in [v, ...]``                      ``a not in [v, ...]`` (nothing if a null is listed)
+``In(a, [v, ...])``          ``a in [v, ...]``                      ``a not in [v, ...]`` AND ``a is not null``
+                                                                   (nothing if a null is listed)
 ``IsNull(a)``                ``a is null``                          ``a is not null``
 ``IsNotNull(a)``             ``a is not null``                      ``a is null``
 ``StringStartsWith(a, p)``   ``p <= a < succ(p)``                   ``a < p`` OR ``a >= succ(p)``
 ===========================  =====================================  ==================================================
 
-orcjit's comparisons, like SQL's, are never satisfied by a null, which gives the three-valued logic above.
-A comparison with a null value (``EqualTo(a, None)``, ``In(a, [None])``) is never TRUE nor FALSE; the nulls of an
-``In`` list are dropped for the TRUE side. A conjunction that can match nothing is written ``(a, "in", [])``.
+orcjit's filters follow pyarrow's convention (:mod:`orcjit.pushdown.semantics`): a null satisfies no comparison,
+as in SQL, but does satisfy ``not in``, unlike SQL; so the FALSE side of ``In`` adds ``a is not null``, and every
+other side above already leaves nulls out as SQL's three-valued logic does. A comparison with a null value
+(``EqualTo(a, None)``, ``In(a, [None])``) is never TRUE nor FALSE; the nulls of an ``In`` list are dropped for the
+TRUE side. A conjunction that can match nothing is written ``(a, "in", [])``.
 
 ``succ(p)`` is the smallest string above every string that starts with ``p`` in code point order (which is UTF-8
 byte order, the order of both Spark and orcjit): the last code point that is not U+10FFFF is incremented (U+D7FF
@@ -75,9 +78,10 @@ before it (what Spark's ORC reader gives), so every timestamp test becomes a ran
 - ``bigint`` columns that Spark wrote for ``timestamp_ntz`` (attribute ``spark.sql.catalyst.type``) take naive
   values as microseconds since 1970-01-01 00:00, and plain integers.
 
-Floats: Spark orders NaN above every number and has ``NaN = NaN``; orcjit compares as IEEE does. The two agree
-for ``==``, ``!=``, ``<``, ``<=``, ``in`` and ``not in`` with a non-NaN value (a NaN row satisfies ``!=`` and
-``not in`` in both, and nothing else), and differ for ``>`` and ``>=`` (Spark keeps NaN rows). So a filter on a
+Floats: Spark orders NaN above every number and has ``NaN = NaN``; orcjit compares as IEEE does (and lists NaN as
+a member of a list that holds it). The two agree for ``==``, ``!=``, ``<``, ``<=``, ``in`` and ``not in`` with a
+non-NaN value (a NaN row satisfies ``!=`` and ``not in`` in both, and nothing else; ``-0.0`` equals ``0.0`` in
+both), and differ for ``>`` and ``>=`` (Spark keeps NaN rows). So a filter on a
 float or double column is rejected when its value (or one in its list) is NaN, or when the side it needs uses
 ``>`` or ``>=``: ``GreaterThan``, ``GreaterThanOrEqual``, ``Not(LessThan)`` and ``Not(LessThanOrEqual)`` are
 rejected, ``LessThan``, ``LessThanOrEqual``, ``EqualTo``, ``In``, ``EqualNullSafe`` and their negations are pushed.
@@ -285,7 +289,8 @@ def _plain_sides(f: Any, name: str, node: TypeNode) -> tuple[Dnf | None, Dnf | N
         values, has_null = _in_values(f.value)
         members = _unique([_value(v, node) for v in values])
         true_side: Dnf = [[(name, "in", members)]] if members else []
-        false_side: Dnf = [] if has_null else [[(name, "not in", members)]]
+        # orcjit's "not in" keeps nulls, SQL's NOT IN does not
+        false_side: Dnf = [] if has_null else [[(name, "not in", members), (name, "is not null", None)]]
     elif isinstance(f, EqualNullSafe):
         if f.value is None:
             return null, [[(name, "is not null", None)]]
