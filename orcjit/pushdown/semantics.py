@@ -23,8 +23,8 @@ CLI's ``--filter``) keep the rows ``pyarrow.dataset`` keeps for the same filter 
   while ``f > 0.1`` keeps it), decimals at any scale, timestamps to the nanosecond.
 - ``in []`` keeps no row; ``not in []`` keeps every row, nulls included.
 
-orcjit departs from pyarrow on purpose in three places, where pyarrow's answer depends on how a value is written
-rather than on what it is:
+orcjit departs from pyarrow on purpose in four places, where pyarrow's answer depends on how a value is written or
+how a file is laid out rather than on the values:
 
 - pyarrow's ``is_in`` tells the two zeros apart (``x in [0.0]`` misses ``-0.0``, ``x not in [0.0]`` keeps it),
   though its ``x == 0.0`` does not: orcjit's ``in`` is "equal to a listed value", with both zeros equal.
@@ -32,6 +32,13 @@ rather than on what it is:
   ``f in [1e300]`` matches infinity): orcjit compares the list's values exactly, as ``==`` does.
 - ``pyarrow.parquet.filters_to_expression`` turns a ``pandas.Timestamp`` into microseconds, dropping its
   nanoseconds: orcjit keeps them (give pyarrow ``numpy.datetime64`` values and it compares the same).
+- ``pyarrow.dataset`` (so ``pq.read_table`` and ``pandas.read_parquet``) skips a Parquet file's row groups by
+  minima and maxima, which leave NaN out, as if there were no NaN: where a row group's other values all fail
+  ``x != v``, ``x not in [...]`` or ``x in [nan]``, its NaN rows are lost. orcjit's pruning keeps such row groups
+  (a float column's statistics never rule NaN out), so it returns every row pyarrow's expression selects.
+
+orcjit also takes an empty list for every column type (pyarrow's conversion types ``[]`` as null, which it cannot
+compare with a string column).
 
 **Spark SQL** (the :mod:`orcjit.spark` data source) keeps Spark's own semantics, which Spark requires because it
 does not re-apply a filter it pushed: a filter keeps a row only where it is TRUE in SQL's three-valued logic, so
