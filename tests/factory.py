@@ -51,6 +51,7 @@ null, see above). Floats are NaN-free; :func:`float_nan_rows` has NaNs for a sep
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import random
 import struct
@@ -84,6 +85,7 @@ __all__ = [
     "all_types_table",
     "arrow_column_ids",
     "float_nan_rows",
+    "orc_cpp_wall_clock",
     "write_pyarrow",
     "write_pyorc",
 ]
@@ -255,6 +257,48 @@ class NanoTimestampConverter(ORCConverter):
                 "millisecond or more as a positive time; pass a raw (seconds, nanoseconds) tuple to write it anyway"
             )
         return seconds, nanos
+
+
+def orc_cpp_wall_clock(instant: pd.Timestamp, timezone: str) -> pd.Timestamp:
+    """The wall clock ORC C++ (pyarrow, ``orc::Timezone``) reads for ``instant`` (aware) stored in a ``timestamp``
+    column of a file written in ``timezone``: zoneinfo's, except before the zone's first transition into standard
+    time, where ORC C++ applies that standard offset instead of local mean time. A reference independent of
+    ``orcjit.timezones``: the transition is found by probing ``zoneinfo``."""
+    utc = instant.tz_convert("UTC")
+    first = _first_standard_transition(timezone)
+    if first is not None and utc < first[0]:
+        return (utc + first[1]).tz_localize(None)
+    return utc.tz_convert(zoneinfo.ZoneInfo(timezone)).tz_localize(None)
+
+
+@functools.lru_cache
+def _first_standard_transition(timezone: str) -> tuple[pd.Timestamp, dt.timedelta] | None:
+    """The zone's first transition (from 1600 on) into standard time, and its offset. A transition changes the
+    offset, the abbreviation or both (Europe/Dublin's LMT became DMT at the same offset)."""
+    zone = zoneinfo.ZoneInfo(timezone)
+
+    def local_type(t: dt.datetime) -> tuple[Any, ...]:
+        local = t.astimezone(zone)
+        return local.utcoffset(), local.tzname(), local.dst()
+
+    at = dt.datetime(1600, 1, 1, tzinfo=dt.UTC)
+    end = dt.datetime(2100, 1, 1, tzinfo=dt.UTC)
+    step = dt.timedelta(days=7)
+    while at < end:
+        before = local_type(at)
+        while at < end and local_type(at + step) == before:
+            at += step
+        if at >= end:
+            return None
+        low, high = at, at + step  # the transition lies in (low, high]
+        while high - low > dt.timedelta(seconds=1):
+            mid = (low + (high - low) / 2).replace(microsecond=0)
+            low, high = (mid, high) if local_type(mid) == before else (low, mid)
+        offset, _name, dst = local_type(high)
+        if not dst:
+            return pd.Timestamp(high), offset
+        at = high
+    return None
 
 
 PYORC_CONVERTERS: dict[pyorc.TypeKind, type[ORCConverter]] = {
