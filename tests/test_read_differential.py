@@ -16,10 +16,11 @@ written (or pyorc's own read) instead:
 
 - unions: pandas' NumPy backends raise ``ArrowNotImplementedError``; orcjit's ``{"tag", "value"}`` dicts are
   checked against pyorc's read;
-- ``timestamp`` in a writer time zone other than UTC, (a) before the zone's first transition (local mean time,
-  e.g. New York before 1883) ORC C++ applies the zone's first standard offset instead of LMT, and (b) with a
-  fraction of a second when the wall clock and the UTC instant lie on different sides of 1970-01-01 it is a
-  second off; orcjit gives the wall clock written in both cases;
+- ``timestamp`` in a writer time zone other than UTC with a fraction of a second, when the wall clock and the UTC
+  instant lie on different sides of 1970-01-01: ORC C++ reads it a second off; orcjit gives the wall clock
+  written. (Before the zone's first transition ORC C++ applies the zone's first standard offset, not local mean
+  time as pyorc's Python side does when it writes a wall clock: orcjit reads ORC C++ files with ORC C++'s rules,
+  as pandas does; see ``orcjit.timezones``.)
 - ``columns=["m.a"]`` naming a field of a struct inside a map aborts the process in pyarrow (a failed check in
   its MapBuilder), so orcjit's answer is checked against its own full read.
 """
@@ -540,17 +541,12 @@ def test_pyorc_files_read_as_pandas_reads_them(tmp_path: Path, case: dict[str, A
 
 
 def test_timestamps_pandas_gets_wrong(tmp_path: Path) -> None:
-    # wall clocks written in the writer's zone: before the zone's first transition (local mean time), and with
-    # fractions of a second where the wall clock and the instant lie on either side of 1970
+    # wall clocks written in the writer's zone with fractions of a second where the wall clock and the instant lie
+    # on either side of 1970: ORC C++ reads them a second off
     cases = {
-        "America/New_York": [
-            "1969-12-31 20:00:00.5",
-            "1969-12-31 19:00:00.25",
-            "1883-11-18 11:00:00",
-            "1800-01-01 00:00:00.7",
-        ],
-        "Asia/Kolkata": ["1970-01-01 00:00:00.5", "1970-01-01 04:59:59.5", "1800-01-01 00:00:00.7"],
-        "Australia/Lord_Howe": ["1970-01-01 05:00:00.5", "1883-11-18 11:00:00", "1678-01-01 00:00:00.000000001"],
+        "America/New_York": ["1969-12-31 20:00:00.5", "1969-12-31 19:00:00.25"],
+        "Asia/Kolkata": ["1970-01-01 00:00:00.5", "1970-01-01 04:59:59.5"],
+        "Australia/Lord_Howe": ["1970-01-01 05:00:00.5"],
     }
     good = ["2000-06-01 12:00:00.123456789", "1950-03-04 05:06:07.5", "1969-06-30 23:59:59.999999999"]
     for timezone, wrong in cases.items():
@@ -571,6 +567,25 @@ def test_timestamps_pandas_gets_wrong(tmp_path: Path) -> None:
     assert orcjit.read_orc(path).iloc[0].tolist() == [earliest, earliest.tz_localize("UTC")]
     with pytest.raises(pa.ArrowInvalid, match="out of range"):
         pd.read_orc(path)
+
+
+def test_timestamps_before_the_first_transition_as_orc_cpp_reads_them(tmp_path: Path) -> None:
+    # pyorc turns a wall clock into an instant in Python (zoneinfo: local mean time before the zone's first
+    # transition); ORC C++ reads the instant back with the zone's first standard-time offset, and so does orcjit
+    cases = {
+        "America/New_York": (["1883-11-18 11:00:00", "1800-01-01 00:00:00.7"], dt.timedelta(hours=-5)),
+        "Asia/Kolkata": (["1800-01-01 00:00:00.7", "1850-06-01 12:00:00"], dt.timedelta(hours=5, seconds=3200)),
+        "Australia/Lord_Howe": (["1883-11-18 11:00:00", "1678-01-01 00:00:00.000000001"], dt.timedelta(hours=10)),
+    }
+    for timezone, (written, offset) in cases.items():
+        walls = [pd.Timestamp(v) for v in written]
+        path = write_pyorc(tmp_path, "struct<ts:timestamp>", [(w,) for w in walls], timezone=timezone)
+        instants = [w.tz_localize(zoneinfo.ZoneInfo(timezone)).tz_convert("UTC") for w in walls]
+        got = orcjit.read_orc(path)["ts"].tolist()
+        assert got == [i.tz_convert(dt.timezone(offset)).tz_localize(None) for i in instants], timezone
+        assert got == pd.read_orc(path)["ts"].tolist()
+        assert got != walls
+        assert [t.tz_convert("UTC") for t in pyorc_read(path, "ts", timezone)] == instants
 
 
 # -- projection ------------------------------------------------------------------------------------------------------

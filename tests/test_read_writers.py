@@ -58,6 +58,7 @@ from tests.factory import (
     PYORC_FIELDS,
     all_types_pyorc,
     all_types_table,
+    orc_cpp_wall_clock,
     write_pyarrow,
     write_pyorc,
 )
@@ -494,9 +495,9 @@ def test_spark_files(spark_files: dict[str, dict[Path, list[dict[str, Any]]]], c
 # pyorc is read with the writer's time zone as the reader's and PYORC_CONVERTERS (nanosecond pandas.Timestamp,
 # UTC-aware, converted to the reader's zone). ORC C++ then leaves ``timestamp`` values alone (it shifts them only
 # to keep the wall clock when the reader's zone differs from the writer's), so pyorc gives the instant the writer
-# stored, shown in the writer's zone: its naive wall clock is what orcjit gives. ``timestamp with local time zone``
-# is an instant for both (orcjit: UTC-aware). A reader zone other than the writer's would bring in ORC C++'s own
-# mistakes (see tests/test_read_differential.py).
+# stored: orcjit gives its wall clock as ORC C++ reads it (``factory.orc_cpp_wall_clock``: zoneinfo's, except before
+# the zone's first transition). ``timestamp with local time zone`` is an instant for both (orcjit: UTC-aware). A
+# reader zone other than the writer's would bring in ORC C++'s own mistakes (see tests/test_read_differential.py).
 #
 # pyorc gives a union's bare value; orcjit's NumPy backends give ``{"tag": variant, "value": value}`` for a
 # top-level union and its pyarrow backend an Arrow union (``to_pylist`` gives the bare value). The variants of every
@@ -570,7 +571,7 @@ def normal(node: Any, v: Any, side: str) -> Any:
     if kind == "timestamp":
         # pyorc: the instant in the writer's zone; orcjit: the wall clock
         assert (v.tzinfo is not None) == (side == "pyorc"), (side, v)
-        return v.tz_localize(None) if side == "pyorc" else v
+        return orc_cpp_wall_clock(v, v.tzinfo.key) if side == "pyorc" else v
     if kind == "timestamp with local time zone":
         assert v.tzinfo is not None, (side, v)
         return v.tz_convert("UTC")
@@ -687,8 +688,7 @@ def test_pyorc_all_types(tmp_path: Path, timezone: str, compression: str, nulls:
     expected = compare_with_pyorc(path, timezone)
     # the normalisation keeps what was written: a wall clock in the writer's zone, an instant, a tagged union
     written = dict(zip(PYORC_FIELDS, zip(*rows, strict=True), strict=True))
-    tz = zoneinfo.ZoneInfo(timezone)
-    wall = [v if v is None or v.tzinfo is None else v.tz_convert(tz).tz_localize(None) for v in written["ts"]]
+    wall = [v if v is None or v.tzinfo is None else orc_cpp_wall_clock(v, timezone) for v in written["ts"]]
     assert expected["ts"] == wall
     assert expected["ts_utc"] == list(written["ts_utc"])
     assert expected["union"] == [{"tag": int(isinstance(v, str)), "value": v} for v in written["union"]]
@@ -827,8 +827,7 @@ def test_pyorc_nested_unions(tmp_path: Path, timezone: str, compression: str) ->
         tags = {u["tag"] for row in expected[name] for u in union_values(node, row, "normal")}
         assert tags == set(range(max(len(n.children) for n in node.walk() if n.kind == "uniontype"))), name
     # timestamps in the union read as the instants written, in the writer's wall clock
-    tz = zoneinfo.ZoneInfo(timezone)
-    written = [v.tz_convert(tz).tz_localize(None) for v in (row[1] for row in rows) if isinstance(v, pd.Timestamp)]
+    written = [orc_cpp_wall_clock(v, timezone) for v in (row[1] for row in rows) if isinstance(v, pd.Timestamp)]
     assert [v["value"] for v in expected["u"] if v["tag"] == 4] == written
 
 

@@ -7,13 +7,10 @@ parent), so after decoding they are spread back over the parent's slots where Ar
 
 from __future__ import annotations
 
-import datetime
 import decimal
-import zoneinfo
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 
 from ..errors import OrcError
 from ..kernels.decimal import rescale_decimal128
@@ -23,6 +20,7 @@ from ..kernels.strings import gather_strings, gathered_size
 from ..kernels.timestamp import combine_timestamp
 from ..kernels.utf8 import check_utf8
 from ..schema import TypeNode
+from ..timezones import UTC_NAMES, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
 from .limits import INTEGERS_PER_BYTE, allocate
 from .streams import DATA, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams
 from .vector import ColumnVector
@@ -212,15 +210,17 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     return ColumnVector(node, count, valid, offsets=offsets, data=data)
 
 
-def _epoch_2015(tz: str) -> int:
-    return int(datetime.datetime(2015, 1, 1, tzinfo=zoneinfo.ZoneInfo(tz)).timestamp())
-
-
-def _zone(name: str | None) -> str | None:
-    """The writer's zone, or None for UTC-like zones (no conversion needed)."""
-    if not name or name in ("UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "UCT", "Zulu"):
+def _writer_zone(streams: StripeStreams, col: int) -> ZoneRules | None:
+    """The rules of the stripe's writer zone, as the implementation that wrote the file reads them (see
+    :mod:`orcjit.timezones`), or None for UTC (no conversion needed)."""
+    name = streams.footer.writer_timezone
+    if not name or name in UTC_NAMES:
         return None
-    return name
+    try:
+        rules = zone_rules(name, convention_of_writer(streams.writer))
+    except TimeZoneError:
+        raise OrcError(f"{streams.where(col)}: unknown writer time zone {name!r}") from None
+    return None if rules.is_utc else rules
 
 
 def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
@@ -229,20 +229,22 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     streams = ctx.streams
     seconds = streams.open(col, DATA).integers(nn, True, _v2(enc))
     nanos = streams.open(col, SECONDARY).integers(nn, False, _v2(enc))
-    zone = None if node.kind == "timestamp with local time zone" else _zone(streams.footer.writer_timezone)
-    try:
-        epoch = _epoch_2015(zone) if zone else UTC_2015
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise OrcError(f"{streams.where(col)}: unknown writer time zone {zone!r}") from None
+    zone = None if node.kind == "timestamp with local time zone" else _writer_zone(streams, col)
+    epoch = orc_epoch_seconds(zone) if zone is not None else UTC_2015
     out = ctx.output(node, count)
-    dense = out if out is not None and valid is None and not zone else np.empty(nn, dtype=np.int64)
+    dense = out if out is not None and valid is None and zone is None else np.empty(nn, dtype=np.int64)
     result = combine_timestamp(seconds, nanos, dense, epoch)
     if result < 0:
         raise OrcError(f"{streams.where(col, DATA)}: timestamp outside the years 1677-2262 that nanoseconds reach")
-    if zone:
+    if zone is not None:
         # TIMESTAMP holds the writer's wall clock: the instant read back in the writer's zone
-        instants = pd.DatetimeIndex(dense.view("M8[ns]")).tz_localize("UTC").tz_convert(zone)
-        dense = np.asarray(instants.tz_localize(None).asi8)
+        try:
+            dense = zone.to_wall(dense)
+        except OverflowError:
+            raise OrcError(
+                f"{streams.where(col, DATA)}: timestamp whose wall clock in {zone.name} lies outside the years"
+                " 1677-2262 that nanoseconds reach"
+            ) from None
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 

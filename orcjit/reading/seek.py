@@ -116,7 +116,7 @@ class SeekStreams(StripeStreams):
         first_group: int = 0,
         end_group: int = 0,
     ) -> None:
-        super().__init__(stripe=stripe, footer=footer, buffers={}, name=source.name)
+        super().__init__(stripe=stripe, footer=footer, buffers={}, name=source.name, writer=tail.footer.writer)
         self._source = source
         self._tail = tail
         self._opened: dict[tuple[int, int], ValueStream] = {}

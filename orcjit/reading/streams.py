@@ -102,6 +102,8 @@ class StripeStreams:
     """Decompressed streams of one stripe for a set of columns, and the columns' encodings.
 
     ``lazy`` holds the streams whose chunks expand too far to decompress whole (see the module docstring).
+    ``writer`` is the file footer's writer code (0, also when absent, is ORC Java; 1 is ORC C++): whose time zone
+    rules wall-clock timestamps are read with.
     """
 
     stripe: StripeInfo
@@ -109,6 +111,7 @@ class StripeStreams:
     buffers: dict[tuple[int, int], np.ndarray]
     name: str
     lazy: dict[tuple[int, int], LazyStream] = field(default_factory=dict)
+    writer: int = 0
 
     def get(self, column: int, kind: int) -> np.ndarray | None:
         """The stream, or ``None`` when the stripe has none of that kind for the column."""
@@ -203,7 +206,9 @@ def read_stripe_streams(
                     lazy[(s.column, s.kind)] = LazyStream(head, raw, start, tail.compression, tail.block_size)
                     continue
         buffers[(s.column, s.kind)] = _readonly(data)
-    return StripeStreams(stripe=stripe, footer=footer, buffers=buffers, name=source.name, lazy=lazy)
+    return StripeStreams(
+        stripe=stripe, footer=footer, buffers=buffers, name=source.name, lazy=lazy, writer=tail.footer.writer
+    )
 
 
 def _readonly(data: bytes | memoryview) -> np.ndarray:
