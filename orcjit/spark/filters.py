@@ -69,9 +69,10 @@ before it (what Spark's ORC reader gives), so every timestamp test becomes a ran
 - ``timestamp`` (wall clocks) takes naive values (Spark ``timestamp_ntz``), compared as wall clocks. An aware
   value (Spark ``timestamp``, the type ``spark.read.orc`` gives such columns: the wall clock read in the reader's
   zone, see :func:`orcjit.spark.types.orc_timestamp_micros`) is taken only when ``timezone`` names that zone, and
-  only where that zone's UTC offset is the same for two days either side of the value, so that no row whose wall
-  clock is ambiguous or skipped by a transition can fall on the wrong side of it; it is then compared as the wall
-  clock of that instant. ORC's Java reader reads a stripe that records no writer zone with the reader zone's
+  only where that zone's UTC offset (by Java's rules, :mod:`orcjit.timezones`) is the same for two days either
+  side of the value, so that no row whose wall clock is ambiguous or skipped by a transition can fall on the wrong
+  side of it, and from 1900 on (before it ORC C++ files read with other offsets than Java's); it is then compared
+  as the wall clock of that instant. ORC's Java reader reads a stripe that records no writer zone with the reader zone's
   offset of 2015-01-01 all year round, so unless the caller says every stripe records one
   (``writer_zones_recorded``), the value is also taken only where the zone has that offset (in winter, for a
   northern zone with DST).
@@ -99,11 +100,11 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
-import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pyspark.sql.datasource import (
     EqualNullSafe,
@@ -123,6 +124,7 @@ from pyspark.sql.datasource import (
 from ..errors import OrcError
 from ..pushdown.filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, normalize_filters
 from ..schema import TypeNode
+from ..timezones import ORC_JAVA, TimeZoneError, ZoneRules, orc_epoch_seconds, zone_rules
 
 __all__ = ["MAX_CONJUNCTIONS", "prefix_successor", "translate"]
 
@@ -135,6 +137,9 @@ MAX_CONJUNCTIONS = 16
 _STEADY_OFFSET_SPAN = datetime.timedelta(days=2)
 _STEADY_OFFSET_STEP = datetime.timedelta(hours=3)
 
+# wall clocks are compared for Spark values in 1900-2262 only (see _steady_offset), away from both ends by the span
+_STEADY_OFFSET_FROM = (-2_208_988_800 + 3 * 86_400) * 1_000_000
+_STEADY_OFFSET_UNTIL = (2**63 - 1) // 1000 - 3 * 86_400 * 1_000_000
 _EPOCH_NAIVE = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _MICROSECOND = datetime.timedelta(microseconds=1)
@@ -218,16 +223,17 @@ def translate(
 class _Reading:
     """How the reader turns wall-clock ``timestamp`` values into Spark ``timestamp`` instants."""
 
-    zone: zoneinfo.ZoneInfo | None
+    zone: ZoneRules | None
     writer_zones_recorded: bool
 
 
-def _zone(name: str | None) -> zoneinfo.ZoneInfo | None:
+def _zone(name: str | None) -> ZoneRules | None:
+    """The reader zone's rules as ORC Java (Spark's reader) takes them."""
     if name is None:
         return None
     try:
-        return zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zone_rules(name, ORC_JAVA)
+    except TimeZoneError:
         return None  # an unknown zone: wall-clock timestamps are then left to Spark
 
 
@@ -486,27 +492,30 @@ def _micros(value: Any, node: TypeNode, reading: _Reading) -> int:
         return (value - _EPOCH_NAIVE) // _MICROSECOND
     if reading.zone is None or value.utcoffset() is None:
         raise _Reject
-    offset = _steady_offset(value, reading.zone)
-    if not reading.writer_zones_recorded and offset != datetime.datetime(2015, 1, 1, tzinfo=reading.zone).utcoffset():
-        raise _Reject  # a stripe without a writer zone is read with this fixed offset
-    return (value - _EPOCH_UTC) // _MICROSECOND + offset // _MICROSECOND
+    micros = (value - _EPOCH_UTC) // _MICROSECOND
+    offset = _steady_offset(micros, reading.zone)
+    if not reading.writer_zones_recorded:
+        base = np.array([orc_epoch_seconds(reading.zone) * 1_000_000_000], dtype=np.int64)
+        if offset != int(reading.zone.utcoffset(base)[0]) // 1000:
+            raise _Reject  # a stripe without a writer zone is read with the offset of 2015-01-01
+    return micros + offset
 
 
-def _steady_offset(instant: datetime.datetime, zone: zoneinfo.ZoneInfo) -> datetime.timedelta:
-    """The zone's UTC offset at ``instant``, if it holds for two days either side; else reject."""
-    try:
-        offset = instant.astimezone(zone).utcoffset()
-        at = instant - _STEADY_OFFSET_SPAN
-        end = instant + _STEADY_OFFSET_SPAN
-        while at <= end:
-            if at.astimezone(zone).utcoffset() != offset:
-                raise _Reject
-            at += _STEADY_OFFSET_STEP
-    except OverflowError:
-        raise _Reject from None  # within two days of year 1 or 9999
-    if offset is None:
+def _steady_offset(micros: int, zone: ZoneRules) -> int:
+    """The zone's UTC offset (µs) at the instant ``micros``, if it holds for two days either side; else reject.
+
+    Instants before 1900 are rejected too: there the writer's implementation (see :mod:`orcjit.timezones`) may
+    read a wall clock with another offset than the Java rules Spark's values are computed with.
+    """
+    if not _STEADY_OFFSET_FROM <= micros <= _STEADY_OFFSET_UNTIL:
         raise _Reject
-    return offset
+    span = _STEADY_OFFSET_SPAN // _MICROSECOND
+    step = _STEADY_OFFSET_STEP // _MICROSECOND
+    probes = np.arange(micros - span, micros + span + 1, step, dtype=np.int64)
+    offsets = zone.utcoffset(np.append(probes, micros) * 1000)
+    if (offsets != offsets[-1]).any():
+        raise _Reject
+    return int(offsets[-1]) // 1000
 
 
 def _merge(intervals: list[Interval]) -> list[Interval]:

@@ -266,7 +266,7 @@ class _StripeReader:
         for i in range(f.nstripes) if stripe is None else [stripe]:
             table = f.read_arrow(names, filters=self.filters, stripes=[i])
             zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-            yield from to_spark_batches(table, fields, target, writer_zone=zone, reader_zone=self.zone)
+            yield from to_spark_batches(table, fields, target, writer_zone=zone, reader_zone=self.zone, writer=f.writer)
 
 
 def _types(schema: StructType) -> list[tuple[str, str]]:

@@ -39,13 +39,14 @@ timestamps (``TimestampType`` with a time zone, UTC for a data source; ``Timesta
 field and maps with ``key``/``value`` fields. :func:`to_spark_batches` turns what ``ORCFile.read_arrow`` gives into
 record batches of exactly that schema.
 
+``timestamp`` values are converted with orcjit's own zone rules (:mod:`orcjit.timezones`): the wall clock as the
+file's writer reads it, then ORC Java's rules for the writer's and the JVM's zones, then Spark's own rebasing of
+instants before 1900 (``java.time``'s rules, local mean time), so that they equal ``spark.read.orc``'s from 1677 on,
+under any pandas.
+
 Known differences from ``spark.read.orc``:
 
-- dates and timestamps before 1582-10-15 (Spark reads ORC in the hybrid Julian calendar, orcjit in the proleptic
-  Gregorian one);
-- timestamps before the JVM zone's first standard-time transition (1883-11-18 in America/Los_Angeles): Spark
-  rebases them through Java's legacy calendar, which knows no local mean time, and moves them by the difference
-  (7 min 2 s in Los Angeles);
+- dates before 1582-10-15 (Spark reads ORC in the hybrid Julian calendar, orcjit in the proleptic Gregorian one);
 - timestamps outside the years 1677-2262, which orcjit (nanoseconds) cannot read;
 - ``timestamp`` values written in the hour a daylight saving change repeats in the writer's zone: orcjit's wall
   clocks cannot tell the two instants of that hour apart; the earlier is used.
@@ -56,7 +57,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 from pyspark.sql.types import (
     ArrayType,
@@ -85,6 +85,7 @@ from ..errors import OrcError
 from ..reading.columns import DEFAULT_DECIMAL
 from ..reading.frame import ROOT_COLUMN_NAME
 from ..schema import TypeNode
+from ..timezones import IANA, ORC_JAVA, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
 
 __all__ = [
     "CATALYST_TYPE",
@@ -103,8 +104,10 @@ __all__ = [
 CATALYST_TYPE = "spark.sql.catalyst.type"  # the type attribute Spark's ORC writer stores
 CHAR_VARCHAR_KEY = "__CHAR_VARCHAR_TYPE_STRING"  # the field metadata Spark attaches to char/varchar columns
 UNION_TAG = "tag"
-_UTC_NAMES = frozenset({"UTC", "GMT", "Etc/UTC", "Etc/GMT", "Z", "UCT", "Zulu", "Etc/UCT", "Etc/Zulu", "Universal"})
 _NS_PER_US = 1000
+_NS_PER_S = 1_000_000_000
+_UTC_2015 = 1_420_070_400  # 2015-01-01 00:00:00 UTC, ORC's timestamp base
+_JAVA_TABLE_START_NS = -2_208_988_800 * _NS_PER_S  # 1900-01-01 00:00:00 UTC: Java's legacy rules start here
 
 
 # -- Spark types -----------------------------------------------------------------------------------------------------
@@ -303,36 +306,41 @@ def arrow_schema(struct_type: StructType, time_zone: str = "UTC") -> pa.Schema:
 # -- timestamps ------------------------------------------------------------------------------------------------------
 
 
-def _is_utc(zone: str | None) -> bool:
-    return zone is not None and zone in _UTC_NAMES
+def _rules(zone: str, convention: str) -> ZoneRules:
+    try:
+        return zone_rules(zone, convention)
+    except TimeZoneError as exc:
+        raise OrcError(f"orcjit: {exc}") from None
 
 
-def _offsets_ns(instants_ns: np.ndarray, zone: str) -> np.ndarray:
-    """The UTC offset of ``zone`` at each instant (ns since the epoch), in ns."""
-    if _is_utc(zone):
-        return np.zeros_like(instants_ns)
-    index = pd.DatetimeIndex(instants_ns.view("M8[ns]")).tz_localize("UTC").tz_convert(zone)
-    return np.asarray(index.tz_localize(None).as_unit("ns").asi8) - instants_ns
+def _spark_rebase(instants: np.ndarray, reader_zone: str, reader: ZoneRules) -> np.ndarray:
+    """What Spark makes of the instants ORC Java gives (``DateTimeUtils.fromJavaTimestamp``): it takes their local
+    date and time in the JVM zone by Java's legacy rules (before 1900 the zone's standard offset) and finds that
+    wall clock again by ``java.time``'s (the IANA rules: local mean time; the later instant where the clocks
+    repeat, as the legacy rules know no daylight saving time there, and the offset before a gap), which moves
+    instants before 1900 by the difference (-7 min 2 s in America/Los_Angeles before 1883-11-18); from 1900 on
+    the rules agree and Spark leaves instants alone."""
+    early = instants < _JAVA_TABLE_START_NS
+    if not early.any():
+        return instants
+    moved = instants.copy()
+    legacy_walls = reader.to_wall(instants[early])
+    moved[early] = _rules(reader_zone, IANA).to_instant(legacy_walls, ambiguous="later", nonexistent="keep_offset")
+    return moved
 
 
-def _localize_ns(wall_ns: np.ndarray, zone: str) -> np.ndarray:
-    """The instants (ns) of wall clocks in ``zone``; the earlier one where a DST change repeats an hour."""
-    if _is_utc(zone):
-        return wall_ns
-    index = pd.DatetimeIndex(wall_ns.view("M8[ns]")).tz_localize(
-        zone, ambiguous=np.ones(len(wall_ns), dtype=bool), nonexistent="shift_forward"
-    )
-    return np.asarray(index.tz_convert("UTC").tz_localize(None).as_unit("ns").asi8)
-
-
-def orc_timestamp_micros(wall_ns: np.ndarray, writer_zone: str | None, reader_zone: str) -> np.ndarray:
+def orc_timestamp_micros(
+    wall_ns: np.ndarray, writer_zone: str | None, reader_zone: str, writer: int | str = "ORC_JAVA"
+) -> np.ndarray:
     """Spark's microseconds for ORC ``timestamp`` values read by orcjit as wall clocks.
 
     ORC's Java reader (which ``spark.read.orc`` uses) rebuilds the instant ``m`` the writer stored and, when the
     reader's JVM default zone ``R`` has other rules than the writer's zone ``W``, moves it by
     ``W(m) - R(m + W(m) - R(m))`` so that the wall clock stays what the writer saw; a file that records no writer
-    zone is read as if written in ``R``. orcjit gives the wall clock ``w = m + W(m)``, so Spark's value is ``m``
-    when the zones agree and ``w - R(w - R(m))`` otherwise, floored to microseconds as Spark does.
+    zone is read as if written in ``R``. orcjit gives the wall clock ``w`` the file's writer reads (see
+    :mod:`orcjit.timezones`), whose instant ``m`` it finds again (the earlier one where the writer's clocks
+    repeated an hour), so Spark's value is ``m`` when the zones have the same rules and ``m + W(m) - R(m + W(m) -
+    R(m))`` otherwise, with ``W`` and ``R`` as Java reads them, floored to microseconds as Spark does.
 
     Parameters
     ----------
@@ -342,6 +350,8 @@ def orc_timestamp_micros(wall_ns: np.ndarray, writer_zone: str | None, reader_zo
         The stripe's writer time zone (``ORCFile.stripe_footer(i).writer_timezone``).
     reader_zone : str
         The zone Spark's ORC reader uses: the executors' JVM default time zone.
+    writer : int or str
+        The file's writer (``ORCFile.writer``, or the footer's code): whose rules orcjit read ``wall_ns`` with.
 
     Returns
     -------
@@ -351,17 +361,25 @@ def orc_timestamp_micros(wall_ns: np.ndarray, writer_zone: str | None, reader_zo
     wall = np.asarray(wall_ns, dtype=np.int64)
     if not len(wall):
         return wall.copy()
+    reader = _rules(reader_zone, ORC_JAVA)
     if not writer_zone:
         # no writer zone: Java takes the reader's, and its 2015-01-01 epoch, without any DST adjustment
-        base = pd.Timestamp("2015-01-01").tz_localize(reader_zone).tz_convert("UTC").tz_localize(None)
-        shift = base.as_unit("ns").value - pd.Timestamp("2015-01-01").as_unit("ns").value
+        shift = (orc_epoch_seconds(reader) - _UTC_2015) * _NS_PER_S
         return np.floor_divide(wall + shift, _NS_PER_US)
-    same = writer_zone == reader_zone or (_is_utc(writer_zone) and _is_utc(reader_zone))
-    instants = _localize_ns(wall, writer_zone)
-    if same:
-        return np.floor_divide(instants, _NS_PER_US)
-    adjusted = wall - _offsets_ns(instants, reader_zone)
-    return np.floor_divide(wall - _offsets_ns(adjusted, reader_zone), _NS_PER_US)
+    try:
+        instants = _rules(writer_zone, convention_of_writer(writer)).to_instant(wall)
+        java_writer = _rules(writer_zone, ORC_JAVA)
+        if java_writer.same_rules(reader):
+            java = instants
+        else:
+            local = java_writer.to_wall(instants)
+            java = local - reader.utcoffset(local - reader.utcoffset(instants))
+        return np.floor_divide(_spark_rebase(java, reader_zone, reader), _NS_PER_US)
+    except OverflowError:
+        raise OrcError(
+            f"orcjit: a timestamp written in {writer_zone} lies too close to the years 1677-2262 that nanoseconds"
+            f" reach to be read in {reader_zone}"
+        ) from None
 
 
 # -- arrays ----------------------------------------------------------------------------------------------------------
@@ -392,7 +410,12 @@ def _offsets(arr: pa.Array) -> pa.Array:
 
 
 def convert_array(
-    arr: pa.Array, node: TypeNode, target: pa.DataType, writer_zone: str | None, reader_zone: str
+    arr: pa.Array,
+    node: TypeNode,
+    target: pa.DataType,
+    writer_zone: str | None,
+    reader_zone: str,
+    writer: int | str = "ORC_JAVA",
 ) -> pa.Array:
     """One column (or nested part of one) of ``ORCFile.read_arrow`` as an array of Spark's Arrow type ``target``.
 
@@ -403,35 +426,35 @@ def convert_array(
     node : orcjit.TypeNode
     target : pyarrow.DataType
         ``arrow_type(spark_type(node))``, or a type it casts to.
-    writer_zone, reader_zone : str or None, str
+    writer_zone, reader_zone, writer : str or None, str, int or str
         For ORC ``timestamp`` values, as in :func:`orc_timestamp_micros`.
     """
     kind = node.kind
     if kind == "timestamp" and pa.types.is_timestamp(target):
-        micros = orc_timestamp_micros(_values(arr), writer_zone, reader_zone)
+        micros = orc_timestamp_micros(_values(arr), writer_zone, reader_zone, writer)
         return _with_values(arr, micros, target)
     if kind == "timestamp with local time zone" and pa.types.is_timestamp(target):
         return _with_values(arr, np.floor_divide(_values(arr), _NS_PER_US), target)
     if kind == "bigint" and (pa.types.is_timestamp(target) or pa.types.is_duration(target)):
         return arr.view(target)  # Spark's microseconds, stored as they are
     if kind == "array":
-        values = convert_array(arr.values, node.children[0], target.value_type, writer_zone, reader_zone)
+        values = convert_array(arr.values, node.children[0], target.value_type, writer_zone, reader_zone, writer)
         return pa.ListArray.from_arrays(_offsets(arr), values, type=target, mask=_null_mask(arr))
     if kind == "map":
         key, value = node.children
-        keys = convert_array(arr.keys, key, target.key_type, writer_zone, reader_zone)
-        items = convert_array(arr.items, value, target.item_type, writer_zone, reader_zone)
+        keys = convert_array(arr.keys, key, target.key_type, writer_zone, reader_zone, writer)
+        items = convert_array(arr.items, value, target.item_type, writer_zone, reader_zone, writer)
         return pa.MapArray.from_arrays(_offsets(arr), keys, items, type=target, mask=_null_mask(arr))
     if kind == "struct":
         children = [
-            convert_array(arr.field(i), child, target.field(i).type, writer_zone, reader_zone)
+            convert_array(arr.field(i), child, target.field(i).type, writer_zone, reader_zone, writer)
             for i, child in enumerate(node.children)
         ]
         return pa.StructArray.from_arrays(children, fields=list(target), mask=_null_mask(arr))
     if kind == "uniontype":
         tags = arr.type_codes.cast(pa.int32())
         children = [tags] + [
-            convert_array(arr.field(i), child, target.field(i + 1).type, writer_zone, reader_zone)
+            convert_array(arr.field(i), child, target.field(i + 1).type, writer_zone, reader_zone, writer)
             for i, child in enumerate(node.children)
         ]
         return pa.StructArray.from_arrays(children, fields=list(target))
@@ -445,6 +468,7 @@ def to_spark_batches(
     *,
     writer_zone: str | None = None,
     reader_zone: str = "UTC",
+    writer: int | str = "ORC_JAVA",
 ) -> Iterator[pa.RecordBatch]:
     """Record batches of exactly ``schema`` from a table ``ORCFile.read_arrow`` gave.
 
@@ -456,8 +480,8 @@ def to_spark_batches(
         The columns to output, in the order of ``schema``: each one's name in ``table`` and its ORC type.
     schema : pyarrow.Schema
         The target, e.g. ``arrow_schema(spark_schema(...))``.
-    writer_zone, reader_zone : str or None, str
-        For ORC ``timestamp`` columns, as in :func:`orc_timestamp_micros`.
+    writer_zone, reader_zone, writer : str or None, str, int or str
+        For ORC ``timestamp`` columns, as in :func:`orc_timestamp_micros` (``writer``: ``ORCFile.writer``).
 
     Yields
     ------
@@ -469,7 +493,7 @@ def to_spark_batches(
         if not batch.num_rows:
             continue
         arrays = [
-            convert_array(batch.column(i), node, schema.field(i).type, writer_zone, reader_zone)
+            convert_array(batch.column(i), node, schema.field(i).type, writer_zone, reader_zone, writer)
             for i, (_, node) in enumerate(fields)
         ]
         yield pa.RecordBatch.from_arrays(arrays, schema=schema)
