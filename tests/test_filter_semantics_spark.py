@@ -14,6 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+if not hasattr(pytest.importorskip("pyspark.sql.datasource"), "EqualNullSafe"):
+    # before PySpark 4.1 Spark pushes no filter to a Python data source: it applies every filter itself
+    pytest.skip("this PySpark has no filter pushdown for Python data sources", allow_module_level=True)
+
 from pyspark.sql.datasource import EqualNullSafe, EqualTo, Filter, In, LessThan, Not
 
 import orcjit
