@@ -47,8 +47,11 @@ def read_orc(
         conjunction, ``[[...], [...]]`` a disjunction of conjunctions. Ops ``==`` (``=``), ``!=``, ``<``, ``<=``,
         ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("a", "is null")`` / ``("a", "is not null")``;
         columns by name or dotted path into structs. Stripes and row groups that statistics and bloom filters
-        rule out are skipped, then rows are filtered exactly (SQL semantics: a null matches no comparison) and
-        the index is reset, as ``df[mask].reset_index(drop=True)`` would.
+        rule out are skipped, then rows are filtered exactly and the index is reset, as
+        ``df[mask].reset_index(drop=True)`` would. The rows kept are those ``pyarrow.dataset`` and
+        ``pandas.read_parquet`` keep for the same filter (:mod:`orcjit.pushdown.semantics`): a null satisfies
+        ``not in`` but no comparison, NaN compares as IEEE 754 says and is a member of a list holding NaN, and
+        ``-0.0`` equals ``0.0``, in lists too.
     dictionary_as_category : bool, default False
         Dictionary-encoded string columns become :class:`pandas.Categorical` without building every string.
     use_threads : bool, default True
