@@ -347,6 +347,7 @@ class CorpusFile:
     layout: Layout
     fields: list[str]  # top-level field names (empty when the root is not a struct)
     filters: list[list[tuple[str, str, Any]]]  # filters that make sense for the valid file
+    nested_kinds: frozenset[int] = frozenset()  # type kinds of the columns below the root struct that hold others
 
 
 Mutator = Callable[[CorpusFile, random.Random], bytes]
@@ -738,6 +739,7 @@ def bloom_filter(model: OrcModel, rng: random.Random) -> None:
 
 LIST, MAP, STRUCT, UNION = 10, 11, 12, 13
 COMPOUND = frozenset({LIST, MAP, STRUCT, UNION})
+KIND_NUMBERS = {"array": LIST, "map": MAP, "struct": STRUCT, "uniontype": UNION}
 
 
 def _parents(model: OrcModel) -> dict[int, int]:
@@ -980,6 +982,16 @@ def child_values(model: OrcModel, rng: random.Random) -> None:
     _rewrite(s, family, s.kind == DATA and family != "byte", change)
 
 
+# the type kinds each nested mutator needs in a file (below its root) to do what it is for
+AIMS = {
+    "nested_lengths": frozenset({LIST, MAP}),
+    "child_present": COMPOUND,
+    "union_tags": frozenset({UNION}),
+    "nested_kind": COMPOUND,
+    "child_values": COMPOUND,
+}
+
+
 # -- the corpus ---------------------------------------------------------------------------------------------------
 
 
@@ -1148,7 +1160,11 @@ def load_corpus(directory: Path, examples: bool = True, generated: bool = True) 
         with orcjit.ORCFile(data) as f:
             fields = f.schema.field_names if f.schema.kind == "struct" else []
             df = f.read()
-        corpus.append(CorpusFile(path.name, data, layout_of(data), fields, _filters_for(df, fields, rng)))
+            # (a file without stripes has no streams for the nested mutators to change)
+            nested = frozenset(
+                KIND_NUMBERS[n.kind] for n in f.schema.walk() if n.parent and n.kind in KIND_NUMBERS and f.nstripes
+            )
+        corpus.append(CorpusFile(path.name, data, layout_of(data), fields, _filters_for(df, fields, rng), nested))
     return corpus
 
 
@@ -1172,6 +1188,12 @@ def make_case(number: int, corpus: Sequence[CorpusFile], seed: int, mutators: Se
     rng = random.Random(f"{seed}:{number}")
     f = corpus[rng.randrange(len(corpus))]
     name = rng.choice(sorted(mutators or MUTATORS))
+    aims = AIMS.get(name)
+    if aims is not None and not aims & f.nested_kinds:
+        # a mutator aimed at nested types works on a file that has them (any other would only get bits flipped)
+        fitting = [c for c in corpus if aims & c.nested_kinds]
+        if fitting:
+            f = fitting[rng.randrange(len(fitting))]
     data = MUTATORS[name](f, rng)
     kind = rng.choice(MODES)
     mode: dict[str, Any] = {"kind": kind, "threads": rng.random() < 0.5}

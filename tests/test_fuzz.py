@@ -168,6 +168,16 @@ def test_nested_mutators_change_what_they_aim_at(corpus: list[fh.CorpusFile], na
     assert aimed >= 16, f"{name} changed its target in {aimed} of 20 tries"
 
 
+def test_nested_mutators_are_given_files_with_nested_types(corpus: list[fh.CorpusFile]) -> None:
+    """A case of a nested mutator reads a file that has what the mutator aims at (a union for union_tags)."""
+    kinds = {f.name: f.nested_kinds for f in corpus}
+    assert kinds["pyorc-nested-none.orc"] == fh.COMPOUND
+    assert kinds["TestOrcFile.testPredicatePushdown.orc"] == frozenset()
+    for number in range(300):
+        case = fh.make_case(number, corpus, seed=3, mutators=NESTED_MUTATORS)
+        assert fh.AIMS[case.mutator] & kinds[case.file], (case.mutator, case.file)
+
+
 @pytest.mark.parametrize(
     ("probe", "outcome"),
     [
