@@ -273,11 +273,22 @@ def test_pyarrow_timestamps(tmp_path: Path, registered: Any) -> None:
         assert [n.kind for n in f.schema.children] == ["int", "timestamp", "timestamp with local time zone"]
 
     ours = registered.read.format("orcjit").load(str(path))
-    theirs = registered.read.orc(str(path))
-    assert ours.schema == theirs.schema
     assert [f.dataType.simpleString() for f in ours.schema.fields] == ["int", "timestamp", "timestamp"]
-    got, want = ours.toArrow(), theirs.toArrow()
-    assert got.sort_by("k").equals(want.sort_by("k"))
+    got = ours.toArrow()
+    if tuple(int(x) for x in registered.version.split(".")[:2]) >= (4, 1):
+        theirs = registered.read.orc(str(path))
+        assert ours.schema == theirs.schema
+        assert got.sort_by("k").equals(theirs.toArrow().sort_by("k"))
+    else:
+        # Spark 4.0's ORC reader cannot parse the type name "timestamp with local time zone": it reads the wall
+        # clocks from a copy without the instants, and the instants are checked against what was written
+        walls_only = tmp_path / "walls.orc"
+        pa_orc.write_table(table.select(["k", "ts"]), walls_only)
+        theirs = registered.read.orc(str(walls_only))
+        assert got.select(["k", "ts"]).sort_by("k").equals(theirs.toArrow().sort_by("k"))
+        utc_epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+        instants = [None if v is None else utc_epoch + dt.timedelta(microseconds=v // 1000) for v in nanos]
+        assert got.sort_by("k").column("inst").to_pylist() == instants
     # a wall clock is not an instant: midnight in Los Angeles in winter is 08:00 UTC
     assert got.column("ts")[5].as_py() == dt.datetime(1900, 1, 1, 8, 0, tzinfo=dt.UTC)
     assert got.column("inst")[5].as_py() == dt.datetime(1900, 1, 1, tzinfo=dt.UTC)

@@ -402,13 +402,6 @@ def _null_mask(arr: pa.Array) -> pa.Array | None:
     return arr.is_null() if arr.null_count else None
 
 
-def _offsets(arr: pa.Array) -> pa.Array:
-    """The list or map offsets of ``arr`` into its whole child, as an unsliced array (pyarrow cannot combine a
-    sliced offsets array with a null mask)."""
-    offsets = arr.offsets
-    return pa.array(offsets.to_numpy(), type=offsets.type) if offsets.offset else offsets
-
-
 def convert_array(
     arr: pa.Array,
     node: TypeNode,
@@ -439,12 +432,15 @@ def convert_array(
         return arr.view(target)  # Spark's microseconds, stored as they are
     if kind == "array":
         values = convert_array(arr.values, node.children[0], target.value_type, writer_zone, reader_zone, writer)
-        return pa.ListArray.from_arrays(_offsets(arr), values, type=target, mask=_null_mask(arr))
+        return pa.Array.from_buffers(target, len(arr), arr.buffers()[:2], arr.null_count, arr.offset, [values])
     if kind == "map":
         key, value = node.children
         keys = convert_array(arr.keys, key, target.key_type, writer_zone, reader_zone, writer)
         items = convert_array(arr.items, value, target.item_type, writer_zone, reader_zone, writer)
-        return pa.MapArray.from_arrays(_offsets(arr), keys, items, type=target, mask=_null_mask(arr))
+        # the map's own validity and offsets over the converted entries (MapArray.from_arrays takes a type and a
+        # mask only from pyarrow 15 on); offsets index the whole children, which arr.values/keys/items are
+        entries = pa.StructArray.from_arrays([keys, items], fields=[target.key_field, target.item_field])
+        return pa.Array.from_buffers(target, len(arr), arr.buffers()[:2], arr.null_count, arr.offset, [entries])
     if kind == "struct":
         children = [
             convert_array(arr.field(i), child, target.field(i).type, writer_zone, reader_zone, writer)
