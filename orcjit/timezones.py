@@ -382,8 +382,7 @@ class ZoneRules:
     _local_ends: np.ndarray = field(repr=False)
     _prev_local_ends: np.ndarray = field(repr=False)
     _next_starts: np.ndarray = field(repr=False)
-    _by_instant: _Index = field(repr=False)
-    _by_wall: _Index | None = field(repr=False)  # None: transitions too close together to read wall clocks
+    _regular: bool = field(repr=False)  # whether wall clocks can be looked up (see from_periods)
 
     @classmethod
     def from_periods(cls, name: str, convention: str, before: int, changes: Iterable[tuple[int, int]]) -> ZoneRules:
@@ -419,9 +418,17 @@ class ZoneRules:
             np.array(local_ends, dtype=np.int64),
             np.array([_INT64_MIN, *local_ends[:-1]], dtype=np.int64),
             np.array([*starts[1:], _INT64_MAX], dtype=np.int64),
-            _Index.of(starts_array),
-            _Index.of(local_starts_array) if regular else None,
+            regular,
         )
+
+    # the lookup indexes (256 KB each) are built when first needed: reads only ever need the first
+    @functools.cached_property
+    def _by_instant(self) -> _Index:
+        return _Index.of(self.starts)
+
+    @functools.cached_property
+    def _by_wall(self) -> _Index:
+        return _Index.of(self._local_starts)
 
     @property
     def fixed(self) -> bool:
@@ -480,7 +487,7 @@ class ZoneRules:
         w = np.asarray(walls, dtype=np.int64)
         if self.fixed:
             return _checked_add(w, np.full(w.shape, -self.offsets[0], dtype=np.int64), "instant")
-        if self._by_wall is None:
+        if not self._regular:
             raise TimeZoneError(f"time zone {self.name!r}: transitions too close together to read wall clocks")
         # the last period whose local start is at or before the wall clock: the later reading where clocks repeat
         period = self._by_wall.find(w)
@@ -549,7 +556,7 @@ def _checked_add(x: np.ndarray, y: np.ndarray, what: str, ignore: np.ndarray | N
 # -- entry points ------------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def zone_rules(name: str, convention: str = IANA) -> ZoneRules:
     """The rules of IANA zone ``name`` (or a UTC alias, or Java's ``GMT+hh:mm``) in ``convention``.
 
