@@ -25,7 +25,7 @@ import pytest
 import orcjit
 from orcjit.errors import OrcError
 from orcjit.schema import TypeNode
-from tests.factory import PYORC_CONVERTERS, PYORC_FIELDS, all_types_pyorc, write_pyorc
+from tests.factory import PYORC_CONVERTERS, PYORC_FIELDS, all_types_pyorc, orc_cpp_wall_clock, write_pyorc
 
 HAVE_PYARROW = importlib.util.find_spec("pyarrow") is not None
 ROWS = 1500
@@ -47,7 +47,7 @@ def _null(v: Any) -> bool:
     return isinstance(v, float | np.floating) and math.isnan(v)
 
 
-def normal(node: TypeNode, v: Any, side: str) -> Any:
+def normal(node: TypeNode, v: Any, side: str, zone: str = "UTC") -> Any:
     """``v``, a value of ``node`` from ``side`` (``"pyorc"`` or ``"orcjit"``), as plain comparable Python."""
     if _null(v):
         return None
@@ -57,7 +57,7 @@ def normal(node: TypeNode, v: Any, side: str) -> Any:
             tag, value = int(isinstance(v, str)), v
         else:
             tag, value = v["tag"], v["value"]
-        return {"tag": tag, "value": normal(node.children[tag], value, side)}
+        return {"tag": tag, "value": normal(node.children[tag], value, side, zone)}
     if kind == "boolean":
         assert isinstance(v, bool | np.bool_), v
         return bool(v)
@@ -81,18 +81,19 @@ def normal(node: TypeNode, v: Any, side: str) -> Any:
         assert type(v) is dt.date, v
         return v
     if kind == "timestamp":
-        stamp = pd.Timestamp(v)
-        return stamp.tz_localize(None) if side == "pyorc" else stamp  # pyorc: the instant in the writer's zone
+        # pyorc gives the instant the writer stored: its wall clock as ORC C++ reads it (before a zone's first
+        # transition, its first standard offset rather than local mean time)
+        return orc_cpp_wall_clock(pd.Timestamp(v), zone) if side == "pyorc" else pd.Timestamp(v)
     if kind == "timestamp with local time zone":
         return pd.Timestamp(v).tz_convert("UTC")
     if kind == "array":
-        return [normal(node.children[0], x, side) for x in v]
+        return [normal(node.children[0], x, side, zone) for x in v]
     if kind == "map":
         key, value = node.children
         pairs = v.items() if isinstance(v, dict) else v
-        return [(normal(key, k, side), normal(value, x, side)) for k, x in pairs]
+        return [(normal(key, k, side, zone), normal(value, x, side, zone)) for k, x in pairs]
     assert kind == "struct", kind
-    return {c.name: normal(c, v[c.name], side) for c in node.children}
+    return {c.name: normal(c, v[c.name], side, zone) for c in node.children}
 
 
 def _written(tmp_path: Path, zone: str, compression: str, nulls: str, dictionary: bool) -> Path:
@@ -118,7 +119,7 @@ def _pyorc_columns(path: Path, zone: str, schema: TypeNode) -> dict[str, list[An
             fh, struct_repr=pyorc.StructRepr.DICT, converters=PYORC_CONVERTERS, timezone=zoneinfo.ZoneInfo(zone)
         )
         rows = list(reader)
-    return {c.name: [normal(c, row[c.name], "pyorc") for row in rows] for c in schema.children}
+    return {c.name: [normal(c, row[c.name], "pyorc", zone) for row in rows] for c in schema.children}
 
 
 @pytest.mark.parametrize("dtype_backend", [None, "numpy_nullable"])

@@ -47,7 +47,9 @@ from .factory import NULLS, all_types_pyorc, all_types_table, float_nan_rows, wr
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 3000
-PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
+# pandas' default string dtype on Python storage: ``str`` from pandas 3 on, object before
+PYTHON_STR = pd.StringDtype("python", na_value=np.nan) if PANDAS_3 else np.dtype(object)
 
 # -- files ----------------------------------------------------------------------------------------------------------
 
@@ -316,7 +318,7 @@ CHILD = (
     else:
         out["pyarrow_backend"] = "no error"
     out["metadata"] = metadata(files["pyorc-some"])
-    out["string_storage"] = pd.StringDtype(na_value=float("nan")).storage
+    out["string_storage"] = pd.StringDtype().storage
     out["pyarrow_modules"] = sorted(m for m, v in sys.modules.items() if m.split(".")[0] == "pyarrow" and v is not None)
     with open(sys.argv[3], "wb") as fh:
         pickle.dump(out, fh)
@@ -381,7 +383,8 @@ def python_strings(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for i, dtype in enumerate(frame.dtypes):
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
-            out.isetitem(i, frame.iloc[:, i].astype(pd.StringDtype("python", na_value=dtype.na_value)))
+            python = pd.StringDtype("python", na_value=dtype.na_value) if PANDAS_3 else pd.StringDtype("python")
+            out.isetitem(i, frame.iloc[:, i].astype(python))
         elif isinstance(dtype, pd.CategoricalDtype) and isinstance(dtype.categories.dtype, pd.StringDtype):
             categories = pd.Index(list(dtype.categories), dtype=PYTHON_STR)
             out.isetitem(i, frame.iloc[:, i].cat.rename_categories(categories))
