@@ -53,6 +53,7 @@ from orcjit import ORCFile
 from orcjit.cli import main as cli_main
 from orcjit.parquet import plan_row_groups, read_parquet
 from tests.factory import write_pyarrow, write_pyorc
+from tests.test_pushdown_differential import kept_rows
 
 FILES = 25
 FILTERS_PER_FILE = 40  # 1,000 filters in all
@@ -533,22 +534,6 @@ def run_cli(*args: str | Path) -> str:
     return buffer.getvalue()
 
 
-def kept_by_explain(orc: ORCFile, explanation: Any) -> np.ndarray:
-    """Rows of the file the explained read would decode."""
-    kept = np.zeros(orc.nrows, dtype=bool)
-    for d, stripe in zip(explanation.stripes, orc.stripes, strict=True):
-        if not d.keep:
-            continue
-        if d.row_groups is None:
-            kept[stripe.first_row : stripe.first_row + stripe.rows] = True
-            continue
-        rg = d.row_groups
-        for g in np.flatnonzero(rg.keep):
-            start = stripe.first_row + int(g) * rg.stride
-            kept[start : min(start + rg.stride, stripe.first_row + stripe.rows)] = True
-    return kept
-
-
 def kept_by_plan(data: Dataset, dnf: list[list[Term]]) -> np.ndarray:
     plan = plan_row_groups(data.parquet, as_passed(dnf))
     meta = pq.ParquetFile(data.parquet).metadata
@@ -643,7 +628,7 @@ def check_dataset(data: Dataset, n_filters: int, tally: Tally, extras: bool = Tr
                 continue
             if k % 4 == 0:
                 explanation = orc.explain(passed)
-                kept = np.flatnonzero(kept_by_explain(orc, explanation))
+                kept = np.flatnonzero(kept_rows(orc, explanation))
                 tally.compare("explain (rows kept)", kept[np.isin(kept, want)], want, passed)
             if k % 5 == 0:
                 tally.compare("ORCFile.read", ids_of(orc.read(filters=passed)), want, passed)
