@@ -162,7 +162,11 @@ def _check_user_cache(root: Path, tmp_path: Path, command: list[str], *, writabl
     before = _listing(root)
     cache = tmp_path / "xdg-cache"
     env = _clean_env(
-        tmp_path, PYTHONPATH=str(root), XDG_CACHE_HOME=str(cache), HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1"
+        tmp_path,
+        PYTHONPATH=str(root),
+        XDG_CACHE_HOME=str(cache),
+        HOME=str(tmp_path / "home"),
+        PYTHONDONTWRITEBYTECODE="1",
     )
     first = _probe([*command, str(data)], env)
     second = _probe([*command, str(data)], env)
