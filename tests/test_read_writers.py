@@ -398,9 +398,44 @@ def orcjit_normal(typ: Any, v: Any) -> Any:
 
 
 def orcjit_rows(path: Path) -> list[dict[str, Any]]:
-    """The file's rows as orcjit reads them with the pyarrow backend, as Python values."""
+    """The file's rows as orcjit reads them with the pyarrow backend, as Python values (``to_pylist``'s, except that
+    columns holding unions are converted by :func:`arrow_value`)."""
     frame = orcjit.read_orc(path, dtype_backend="pyarrow")
-    return pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    columns = {}
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if _holds_arrow_union(column.type):
+            columns[name] = [arrow_value(chunk, i) for chunk in column.chunks for i in range(len(chunk))]
+        else:
+            columns[name] = column.to_pylist()
+    return [{name: values[i] for name, values in columns.items()} for i in range(table.num_rows)]
+
+
+def _holds_arrow_union(typ: pa.DataType) -> bool:
+    return pa.types.is_union(typ) or any(_holds_arrow_union(typ.field(i).type) for i in range(typ.num_fields))
+
+
+def arrow_value(arr: pa.Array, i: int) -> Any:
+    """Element ``i`` of ``arr`` as ``to_pylist`` gives it (maps as ``(key, value)`` pairs), with a sparse union's
+    value read from its type code and child at the element's own position. ``to_pylist`` and scalar access give None
+    for the values of a sliced sparse union in older pyarrow (16 and before; apache/arrow#50105), and lists slice
+    their values per row; so lists and maps are walked through their offsets into their whole, unsliced children."""
+    typ = arr.type
+    if pa.types.is_union(typ):
+        assert typ.mode == "sparse", typ
+        # a union has no validity bitmap: its nulls are its children's
+        code = memoryview(arr.buffers()[1]).cast("b")[arr.offset + i]
+        return arrow_value(arr.field(typ.type_codes.index(code)), i)
+    if not arr[i].is_valid:
+        return None
+    if pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_map(typ):
+        start, stop = arr.offsets[i].as_py(), arr.offsets[i + 1].as_py()
+        if pa.types.is_map(typ):
+            return [(arrow_value(arr.keys, j), arrow_value(arr.items, j)) for j in range(start, stop)]
+        return [arrow_value(arr.values, j) for j in range(start, stop)]
+    if pa.types.is_struct(typ):
+        return {typ.field(k).name: arrow_value(arr.field(k), i) for k in range(typ.num_fields)}
+    return arr[i].as_py()
 
 
 def check_default_backend(path: Path) -> None:
@@ -435,6 +470,8 @@ def spark_files(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[st
         writer = (
             df.write.option("compression", compression)
             .option("orc.stripe.size", "2048")
+            # ORC 2.1 (Spark 4.0) checks the stripe size every 5000 rows unless told
+            .option("orc.rows.between.memory.checks", str(SPARK_STRIPE_ROWS))
             .option("maxRecordsPerFile", str(SPARK_ROWS // 2))
         )
         if compression in SPARK_BLOOM_COMPRESSIONS:
