@@ -32,10 +32,8 @@ import datetime as dt
 import io
 import json
 import math
-import operator
 import random
 from collections import Counter
-from collections.abc import Callable
 from contextlib import redirect_stdout
 from decimal import Decimal
 from pathlib import Path
@@ -53,7 +51,7 @@ from orcjit import ORCFile
 from orcjit.cli import main as cli_main
 from orcjit.parquet import plan_row_groups, read_parquet
 from tests.factory import write_pyarrow, write_pyorc
-from tests.test_pushdown_differential import kept_rows
+from tests.test_pushdown_differential import COMPARE, kept_rows
 
 FILES = 25
 FILTERS_PER_FILE = 40  # 1,000 filters in all
@@ -370,15 +368,6 @@ def as_passed(dnf: list[list[Term]]) -> list[list[tuple[Any, ...]]]:
 
 
 # -- the reference ---------------------------------------------------------------------------------------------------
-
-COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
 
 
 def member(v: Any, listed: tuple[Any, ...]) -> bool:

@@ -54,7 +54,7 @@ from tests.factory import write_pyarrow, write_pyorc
 SPARK_PANDAS_WARNING = "ignore:PySpark does not yet fully support pandas:FutureWarning"
 pytestmark = pytest.mark.filterwarnings(SPARK_PANDAS_WARNING)
 
-# -- the reference: SQL semantics, one value at a time ---------------------------------------------------------------
+# -- the reference: orcjit.pushdown.semantics, one value at a time -----------------------------------------------------
 
 COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
