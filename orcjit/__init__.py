@@ -6,9 +6,9 @@ from .errors import OrcError
 from .indexes import BloomFilterIndex, RowIndex, StreamPosition
 from .orcfile import ORCFile
 from .read import read_orc
-from .schema import TypeNode
 from .sources import ByteSource
 from .statistics import ColumnStatistics
+from .types.schema import TypeNode
 from .warmup import warmup
 
 __version__ = "0.1.0"

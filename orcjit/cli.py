@@ -55,7 +55,7 @@ from .errors import OrcError
 from .indexes import RowIndex, describe_position, resolve_column
 from .orcfile import ORCFile
 from .pushdown.filters import FLOAT_KINDS, INTEGER_KINDS
-from .schema import COMPOUND_KINDS, TypeNode
+from .types.schema import COMPOUND_KINDS, TypeNode
 
 __all__ = [
     "FilterExpression",

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import OrcError
-from .reading.frame import Selection
-from .schema import TypeNode
 from .tail import text_field
+from .types.resolve import Selection
+from .types.schema import TypeNode
 
 __all__ = ["ENCRYPTED_MODES", "EncryptedColumn", "Encryption", "check_encrypted_mode", "read_encryption"]
 

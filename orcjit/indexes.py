@@ -1,7 +1,7 @@
 """A stripe's indexes as public objects: the row index (statistics and stream positions per row group) and the
 bloom filters of one column.
 
-Reads use these indexes through array kernels (:mod:`orcjit.pushdown.rowgroups`, :mod:`orcjit.reading.seek`);
+Reads use these indexes through array kernels (:mod:`orcjit.pushdown.rowgroups`, :mod:`orcjit.decode.seek`);
 these objects are for people looking at a file: a notebook plotting row-group ranges, ``orcjit index`` and
 ``orcjit bloom``. They decode through the protobuf runtime, which is plenty fast for one column of one stripe.
 """
@@ -9,27 +9,25 @@ these objects are for people looking at a file: a notebook plotting row-group ra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ._proto import orc_proto_pb2 as pb
+from .decode.positions import StreamPosition, column_positions
 from .errors import OrcError
+from .filemeta import FileMeta
 from .kernels.bloom import bloom_filter_reliable, filters_may_contain, hash_candidates, read_bloom_filter_index
 from .pushdown.prune import bloom_filters_trusted
-from .reading.positions import StreamPosition, column_positions
-from .schema import TypeNode
+from .pushdown.rowgroups import read_index_stream
 from .statistics import ColumnStatistics, decode_statistics
-from .stripes import StripeFooterInfo, StripeInfo, stream_kind_name
+from .stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX, StripeFooterInfo, StripeInfo, stream_kind_name
 from .tail import parse_message
-
-if TYPE_CHECKING:
-    from .orcfile import ORCFile
+from .types.resolve import resolve_column
+from .types.schema import TypeNode
 
 __all__ = ["BloomFilterIndex", "RowIndex", "StreamPosition"]
-
-ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8 = 6, 7, 8
 
 
 @dataclass(frozen=True)
@@ -218,55 +216,46 @@ class BloomFilterIndex:
 # -- reading --------------------------------------------------------------------------------------------------------
 
 
-def resolve_column(schema: TypeNode, column: str | int) -> TypeNode:
-    """The node a ``column`` argument names: a dotted path or a column id."""
+def _column(schema: TypeNode, column: str | int) -> TypeNode:
+    """The node a ``column`` argument names: a name, a dotted path or a column id."""
     if isinstance(column, bool) or not isinstance(column, str | int):
         raise OrcError(f"column must be a dotted path or a column id, got {type(column).__name__}")
-    try:
-        return schema.column(column) if isinstance(column, int) else schema.find(column)
-    except KeyError:
-        names = ", ".join(repr(n.path) for n in schema.walk() if n.path) or "none"
-        raise OrcError(f"no column {column!r} in the file; columns: {names}") from None
+    return resolve_column(schema, column, ints="column_id", spelling="orc")
 
 
-def _stream(orc: ORCFile, stripe: StripeInfo, footer: StripeFooterInfo, column: int, kind: int) -> bytes | None:
+def _stream(meta: FileMeta, stripe: StripeInfo, footer: StripeFooterInfo, column: int, kind: int) -> bytes | None:
     found = [s for s in footer.streams if s.column == column and s.kind == kind]
-    if not found:
-        return None
-    s = found[0]
-    source, tail = orc._source, orc._tail
-    raw = source.read(s.offset, s.length)
-    what = f"{source.name}: stripe {stripe.index}, column {column} {s.kind_name} stream at offset {s.offset}"
-    return bytes(tail.decompress_message(raw, what)) if tail.compression else raw
+    return bytes(read_index_stream(meta.source, meta.tail, stripe, found[0])) if found else None
 
 
-def _check_unencrypted(orc: ORCFile, node: TypeNode, what: str) -> None:
-    encryption = orc.encryption
+def _check_unencrypted(meta: FileMeta, node: TypeNode, what: str) -> None:
+    encryption = meta.encryption
     hit = encryption.covering(node.column_id) if encryption is not None else None
     if hit is not None:
-        raise OrcError(f"{orc.source.name}: column {hit.describe()} is encrypted; orcjit cannot read its {what}")
+        raise OrcError(f"{meta.name}: column {hit.describe()} is encrypted; orcjit cannot read its {what}")
 
 
-def read_row_index(orc: ORCFile, stripe_number: int, column: str | int) -> RowIndex | None:
-    """The row index of ``column`` in stripe ``stripe_number``; ``None`` if the file has none there."""
-    stripe = orc.stripes[orc._stripe_index(stripe_number)]
-    node = resolve_column(orc.schema, column)
-    _check_unencrypted(orc, node, "row index")
-    stride = orc.row_index_stride
-    footer = orc.stripe_footer(stripe.index)
-    raw = _stream(orc, stripe, footer, node.column_id, ROW_INDEX)
+def read_row_index(meta: FileMeta, index: int, column: str | int) -> RowIndex | None:
+    """The row index of ``column`` in stripe ``index`` (a valid stripe number); ``None`` if the file has none
+    there."""
+    stripe = meta.stripes[index]
+    node = _column(meta.schema, column)
+    _check_unencrypted(meta, node, "row index")
+    stride = meta.stride
+    footer = meta.stripe_footer(index)
+    raw = _stream(meta, stripe, footer, node.column_id, ROW_INDEX)
     if raw is None or stride <= 0:
         return None
-    where = f"{orc.source.name}: stripe {stripe.index}"
-    index = parse_message(pb.RowIndex, raw, f"{where}, column {node.column_id} row index")
+    where = f"{meta.name}: stripe {stripe.index}"
+    message = parse_message(pb.RowIndex, raw, f"{where}, column {node.column_id} row index")
     groups = (stripe.rows + stride - 1) // stride
-    if len(index.entry) != groups:
+    if len(message.entry) != groups:
         raise OrcError(
-            f"{where}, column {node.column_id}: the row index has {len(index.entry)} entries, but {stripe.rows} rows "
-            f"at a stride of {stride} make {groups} row groups"
+            f"{where}, column {node.column_id}: the row index has {len(message.entry)} entries, but {stripe.rows} "
+            f"rows at a stride of {stride} make {groups} row groups"
         )
     starts = stride * np.arange(groups, dtype=np.int64)
-    split = column_positions([list(e.positions) for e in index.entry], node, footer, orc.compression != "NONE", where)
+    split = column_positions([list(e.positions) for e in message.entry], node, footer, meta.compressed, where)
     return RowIndex(
         stripe=stripe.index,
         column_id=node.column_id,
@@ -274,23 +263,24 @@ def read_row_index(orc: ORCFile, stripe_number: int, column: str | int) -> RowIn
         stride=stride,
         first_rows=stripe.first_row + starts,
         rows=np.minimum(stride, stripe.rows - starts),
-        statistics=[decode_statistics(e.statistics, node) for e in index.entry],
+        statistics=[decode_statistics(e.statistics, node) for e in message.entry],
         positions=[{stream_kind_name(k): p for k, p in split[g].items()} for g in range(groups)],
-        compressed=orc.compression != "NONE",
+        compressed=meta.compressed,
     )
 
 
-def read_bloom_filter(orc: ORCFile, stripe_number: int, column: str | int) -> BloomFilterIndex | None:
-    """The bloom filters of ``column`` in stripe ``stripe_number``; ``None`` if the writer made none there."""
-    stripe = orc.stripes[orc._stripe_index(stripe_number)]
-    node = resolve_column(orc.schema, column)
-    _check_unencrypted(orc, node, "bloom filters")
-    footer = orc.stripe_footer(stripe.index)
+def read_bloom_filter(meta: FileMeta, index: int, column: str | int) -> BloomFilterIndex | None:
+    """The bloom filters of ``column`` in stripe ``index`` (a valid stripe number); ``None`` if the writer made
+    none there."""
+    stripe = meta.stripes[index]
+    node = _column(meta.schema, column)
+    _check_unencrypted(meta, node, "bloom filters")
+    footer = meta.stripe_footer(index)
     for kind in (BLOOM_FILTER_UTF8, BLOOM_FILTER):
-        raw = _stream(orc, stripe, footer, node.column_id, kind)
+        raw = _stream(meta, stripe, footer, node.column_id, kind)
         if raw is None:
             continue
-        what = f"{orc.source.name}: stripe {stripe.index}, column {node.column_id} {stream_kind_name(kind)} stream"
+        what = f"{meta.name}: stripe {stripe.index}, column {node.column_id} {stream_kind_name(kind)} stream"
         bits, num_bits, ks = read_bloom_filter_index(raw, what)
         return BloomFilterIndex(
             stripe=stripe.index,
@@ -298,8 +288,8 @@ def read_bloom_filter(orc: ORCFile, stripe_number: int, column: str | int) -> Bl
             path=node.path,
             kind=node.kind,
             stream=stream_kind_name(kind),
-            reliable=bloom_filters_trusted(orc.writer, orc.software_version)
-            and bloom_filter_reliable(node.kind, orc.writer, orc.writer_version_number, kind),
+            reliable=bloom_filters_trusted(meta.writer, meta.software_version)
+            and bloom_filter_reliable(node.kind, meta.writer, meta.writer_version, kind),
             num_hash_functions=ks,
             num_bits=num_bits,
             bits=bits,

@@ -9,7 +9,9 @@ from typing import Any
 import pandas as pd
 
 from .errors import OrcError
-from .orcfile import ORCFile
+from .filemeta import open_file
+from .reading.options import ReadOptions
+from .reading.result import read_frame
 
 __all__ = ["read_orc"]
 
@@ -94,14 +96,12 @@ def read_orc(
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
-    with ORCFile(path, filesystem=filesystem) as f:
-        return f.read(
-            columns=columns,
-            dtype_backend=dtype_backend,
-            filters=filters,
-            dictionary_as_category=dictionary_as_category,
-            use_threads=use_threads,
-            max_workers=max_workers,
-            encrypted=encrypted,
-            progress=progress,
-        )
+    options = ReadOptions(
+        columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+    )
+    meta, owned = open_file(path, filesystem)
+    try:
+        return read_frame(meta, options)
+    finally:
+        if owned:
+            meta.source.close()

@@ -15,14 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from .schema import TypeNode
+from .types.kinds import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
+from .types.schema import TypeNode
 
-__all__ = ["ColumnStatistics", "decode_statistics"]
+__all__ = ["ColumnStatistics", "date_of_days", "decimal_of_text", "decode_statistics", "timestamp_of_millis"]
 
-INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
-FLOAT_KINDS = frozenset({"float", "double"})
-STRING_KINDS = frozenset({"string", "varchar", "char"})
-TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
 
 _EPOCH = datetime.date(1970, 1, 1)
 
@@ -90,7 +87,9 @@ class ColumnStatistics:
         return out
 
 
-def _timestamp(millis: int, nanos_plus_one: int | None, utc: bool) -> pd.Timestamp | None:
+def timestamp_of_millis(millis: int, nanos_plus_one: int | None, utc: bool) -> pd.Timestamp | None:
+    """A timestamp statistic: milliseconds and the nanoseconds field (plus one), as a Timestamp (UTC instants
+    zone-aware); ``None`` past the nanosecond range."""
     # the nanos field holds the sub-millisecond nanoseconds plus one; writers leave it out when it would be 1 for a
     # minimum, and readers take a missing maximum as 999999 ns (passed in as 1_000_000) so the bound stays a bound
     nanos = millis * 1_000_000 + (nanos_plus_one - 1 if nanos_plus_one is not None else 0)
@@ -100,14 +99,16 @@ def _timestamp(millis: int, nanos_plus_one: int | None, utc: bool) -> pd.Timesta
         return None
 
 
-def _date(days: int) -> datetime.date | None:
+def date_of_days(days: int) -> datetime.date | None:
+    """A date statistic as a ``datetime.date``; ``None`` past the years it holds."""
     try:
         return _EPOCH + datetime.timedelta(days=days)
     except OverflowError:
         return None
 
 
-def _decimal(text: str | bytes) -> decimal.Decimal | None:
+def decimal_of_text(text: str | bytes) -> decimal.Decimal | None:
+    """A decimal statistic (its text) as a ``Decimal``; ``None`` when it is not a number."""
     if isinstance(text, bytes):  # not UTF-8: corrupt
         return None
     try:
@@ -165,22 +166,26 @@ def decode_statistics(msg: Any, node: TypeNode) -> ColumnStatistics:
                 stats.false_count = stats.count - counts[0]
     elif kind == "decimal" and msg.HasField("decimalStatistics"):
         s = msg.decimalStatistics
-        stats.minimum = _decimal(s.minimum) if s.HasField("minimum") else None
-        stats.maximum = _decimal(s.maximum) if s.HasField("maximum") else None
-        stats.sum = _decimal(s.sum) if s.HasField("sum") else None
+        stats.minimum = decimal_of_text(s.minimum) if s.HasField("minimum") else None
+        stats.maximum = decimal_of_text(s.maximum) if s.HasField("maximum") else None
+        stats.sum = decimal_of_text(s.sum) if s.HasField("sum") else None
     elif kind == "date" and msg.HasField("dateStatistics"):
         s = msg.dateStatistics
-        stats.minimum = _date(s.minimum) if s.HasField("minimum") else None
-        stats.maximum = _date(s.maximum) if s.HasField("maximum") else None
+        stats.minimum = date_of_days(s.minimum) if s.HasField("minimum") else None
+        stats.maximum = date_of_days(s.maximum) if s.HasField("maximum") else None
     elif kind in TIMESTAMP_KINDS and msg.HasField("timestampStatistics"):
         s = msg.timestampStatistics
         # Only the UTC fields (ORC-135) are decoded. The older fields were shifted by the writer's local time zone,
         # which only stripe footers record (and file-level statistics cannot use), so they stay undecoded here.
         utc = kind == "timestamp with local time zone"
         if s.HasField("minimumUtc"):
-            stats.minimum = _timestamp(s.minimumUtc, s.minimumNanos if s.HasField("minimumNanos") else None, utc)
+            stats.minimum = timestamp_of_millis(
+                s.minimumUtc, s.minimumNanos if s.HasField("minimumNanos") else None, utc
+            )
         if s.HasField("maximumUtc"):
-            stats.maximum = _timestamp(s.maximumUtc, s.maximumNanos if s.HasField("maximumNanos") else 1_000_000, utc)
+            stats.maximum = timestamp_of_millis(
+                s.maximumUtc, s.maximumNanos if s.HasField("maximumNanos") else 1_000_000, utc
+            )
     elif kind in ("array", "map") and msg.HasField("collectionStatistics"):
         s = msg.collectionStatistics
         stats.min_children = s.minChildren if s.HasField("minChildren") else None

@@ -12,14 +12,26 @@ from .tail import FileTail, parse_message, text_field
 __all__ = ["ColumnEncodingInfo", "StreamInfo", "StripeFooterInfo", "StripeInfo", "read_stripe_footer"]
 
 STREAM_KIND_NAMES = {v.number: v.name for v in pb.Stream.Kind.DESCRIPTOR.values}
-INDEX_KINDS = frozenset({6, 7, 8})  # ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8
+# Stream.Kind numbers: the data streams, then those of the index section
+PRESENT, DATA, LENGTH, DICTIONARY_DATA, DICTIONARY_COUNT, SECONDARY = 0, 1, 2, 3, 4, 5
+ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8 = 6, 7, 8
 ENCRYPTED_INDEX, ENCRYPTED_DATA = 9, 10
+DATA_KINDS = frozenset({PRESENT, DATA, LENGTH, DICTIONARY_DATA, SECONDARY})
+INDEX_KINDS = frozenset({ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8})
 ENCODING_NAMES = {v.number: v.name for v in pb.ColumnEncoding.Kind.DESCRIPTOR.values}
+# ColumnEncoding.Kind numbers
+DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2 = 0, 1, 2, 3
+DICTIONARY_ENCODINGS = frozenset({DICTIONARY, DICTIONARY_V2})
 
 
 def stream_kind_name(kind: int) -> str:
     """``DATA``, ``PRESENT``, ... or ``UNKNOWN(n)`` for a kind ORC v1 does not define."""
     return STREAM_KIND_NAMES.get(kind, f"UNKNOWN({kind})")
+
+
+def rle_v2(encoding: int) -> bool:
+    """Whether the integer streams of a column stored in ``encoding`` use RLE v2 (the ``_V2`` encodings)."""
+    return encoding not in (DIRECT, DICTIONARY)
 
 
 def encoding_name(kind: int) -> str:

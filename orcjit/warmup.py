@@ -49,7 +49,7 @@ from .compression import decompress_stream
 from .errors import OrcError
 from .orcfile import ORCFile
 from .read import read_orc
-from .schema import TypeNode
+from .types.schema import TypeNode
 
 __all__ = ["GroupResult", "WarmupSummary", "bundled_files", "kernel_cache_dirs", "recompress", "warmup"]
 

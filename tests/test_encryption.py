@@ -178,7 +178,7 @@ def test_encrypted_streams_hold_the_real_values(spark: Any, spark_file: Path) ->
     data = spark_file.read_bytes()
     with ORCFile(spark_file) as f:
         (email,) = [c for c in f.encrypted_columns if c.path == "email"]
-        first = f._tail.footer.stripes[0]
+        first = f.meta.tail.footer.stripes[0]
         assert first.encryptStripeId == 1  # later stripes count on from the first
         key = local_key(bytes(first.encryptedLocalKeys[email.variant]))
         for stripe in f.stripes:
@@ -186,7 +186,7 @@ def test_encrypted_streams_hold_the_real_values(spark: Any, spark_file: Path) ->
             (s,) = [s for s in streams if s.kind_name == "DATA"]
             iv = s.column.to_bytes(3, "big") + s.kind.to_bytes(2, "big") + (stripe.index + 1).to_bytes(3, "big")
             plain = jvm_decrypt(spark, key, iv + bytes(8), data[s.offset : s.offset + s.length])
-            values = bytes(f._tail.decompress(plain, "decrypted email DATA"))
+            values = bytes(f.meta.tail.decompress(plain, "decrypted email DATA"))
             rows = range(stripe.first_row, stripe.first_row + stripe.rows)
             assert values == "".join(f"u{i}@x.org" for i in rows).encode()
 

@@ -19,9 +19,9 @@ import pytest
 
 import orcjit
 from orcjit import OrcError, ORCFile
+from orcjit.decode.positions import column_positions
 from orcjit.indexes import describe_position, position_dict
 from orcjit.kernels.row_index import parse_row_index
-from orcjit.reading.positions import column_positions
 
 from .conftest import EXAMPLES
 
@@ -99,7 +99,7 @@ def test_positions_agree_with_the_kernel_parser_the_reader_uses(pyorc_file: byte
                 index = f.row_index(stripe.index, node.column_id)
                 assert index is not None and index.compressed == compressed
                 (s,) = [s for s in footer.streams if s.column == node.column_id and s.kind_name == "ROW_INDEX"]
-                raw = f._tail.decompress_message(f.source.read(s.offset, s.length), "test")
+                raw = f.meta.tail.decompress_message(f.source.read(s.offset, s.length), "test")
                 table = parse_row_index(raw, "test")
                 assert table is not None
                 split = column_positions(table.position_rows(), node, footer, compressed, "test")

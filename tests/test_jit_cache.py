@@ -280,7 +280,7 @@ NOT_FOR_INTEGERS = (
     "orcjit.kernels.strings",
     "orcjit.kernels.timestamp",
     "orcjit.compression.lzo",
-    "orcjit.reading.numpy_frame",
+    "orcjit.kernels.convert.distinct_strings",
 )
 
 

@@ -593,7 +593,7 @@ def read_groups(path: Path) -> tuple[ORCFile, dict[str, dict[str, list[Group]]]]
             for stream in f.stripe_footer(si).streams:
                 if stream.column != node.column_id or stream.kind not in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
                     continue
-                raw = f._tail.decompress(f.source.read(stream.offset, stream.length), "bloom filter")
+                raw = f.meta.tail.decompress(f.source.read(stream.offset, stream.length), "bloom filter")
                 entries = parse_bloom_filter_index(raw, f"column {node.column_id} bloom filter")
                 assert len(entries) == -(-stripe.rows // stride)
                 for g, (k, bits) in enumerate(entries):
@@ -831,7 +831,7 @@ def over1k_streams() -> list[tuple[int, int, bytes]]:
     for si in range(f.nstripes):
         for s in f.stripe_footer(si).streams:
             if s.kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
-                out.append((si, s.column, f._tail.decompress(f.source.read(s.offset, s.length), "bloom filter")))
+                out.append((si, s.column, f.meta.tail.decompress(f.source.read(s.offset, s.length), "bloom filter")))
     return out
 
 

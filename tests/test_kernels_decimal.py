@@ -23,9 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import orcjit
+from orcjit.convert.decimals import decimal_objects
 from orcjit.kernels.decimal import (
-    decimal64_to_objects,
-    decimal128_to_objects,
     decode_decimal64_varints,
     decode_decimal_varints,
     rescale_decimal64,
@@ -382,7 +381,7 @@ def column_streams(path: Path | bytes, column: int, stripe: int = 0) -> tuple[di
     with orcjit.ORCFile(path) as f:
         footer = f.stripe_footer(stripe)
         streams = {
-            s.kind_name: f._tail.decompress(f.source.read(s.offset, s.length), f"{s.kind_name} of {column}")
+            s.kind_name: f.meta.tail.decompress(f.source.read(s.offset, s.length), f"{s.kind_name} of {column}")
             for s in footer.streams
             if s.column == column
         }
@@ -573,3 +572,16 @@ def test_scale_past_column_scale_truncates_like_orc_cpp(tmp_path: Path) -> None:
     streams, encoding, rows = column_streams(patched, 2)
     rounded = decode_column(streams, encoding, rows, 30, 2, half_up=True)
     assert [str(d) for d in rounded[:4]] == ["0.13", "-0.13", "0.13", "-0.13"]
+
+
+def decimal128_to_objects(hi: np.ndarray, lo: np.ndarray, scale: int) -> np.ndarray:
+    """The kernels' 128-bit results (high lane, low lane as uint64 or int64) as Decimal objects, through the one
+    conversion the readers use."""
+    low = np.asarray(lo).view(np.int64) if np.asarray(lo).dtype == np.uint64 else np.asarray(lo, dtype=np.int64)
+    return decimal_objects(np.stack([low, np.asarray(hi, dtype=np.int64)], axis=1).reshape(-1, 2), scale)
+
+
+def decimal64_to_objects(values: np.ndarray, scale: int) -> np.ndarray:
+    """The kernels' int64 results as Decimal objects, through the one conversion the readers use."""
+    values = np.asarray(values, dtype=np.int64)
+    return decimal_objects(np.stack([values, values >> 63], axis=1).reshape(-1, 2), scale)

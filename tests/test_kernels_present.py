@@ -133,7 +133,7 @@ def streams_of(path: Path, column: int) -> dict[str, bytes]:
         footer = f.stripe_footer(0)
         assert footer.encodings[column].kind_name == "DIRECT_V2"
         return {
-            s.kind_name: f._tail.decompress(f.source.read(s.offset, s.length), s.kind_name)
+            s.kind_name: f.meta.tail.decompress(f.source.read(s.offset, s.length), s.kind_name)
             for s in footer.streams
             if s.column == column
         }

@@ -647,7 +647,7 @@ def stripe_streams(f: orcjit.ORCFile, i: int) -> dict[tuple[int, str], bytes]:
     out = {}
     for s in f.stripe_footer(i).streams:
         raw = f.source.read(s.offset, s.length)
-        out[(s.column, s.kind_name)] = f._tail.decompress(raw, f"stripe {i} {s.kind_name} of column {s.column}")
+        out[(s.column, s.kind_name)] = f.meta.tail.decompress(raw, f"stripe {i} {s.kind_name} of column {s.column}")
     return out
 
 

@@ -377,7 +377,7 @@ def integer_data_streams(path) -> list[tuple[np.ndarray, int, str]]:
             for s in footer.streams:
                 node = f.schema.column(s.column)
                 if s.kind_name == "DATA" and node.kind == "bigint":
-                    raw = f._tail.decompress(f.source.read(s.offset, s.length), "DATA")
+                    raw = f.meta.tail.decompress(f.source.read(s.offset, s.length), "DATA")
                     found.append((raw, stripe.rows, footer.encodings[s.column].kind_name, node.name))
     return found
 

@@ -28,7 +28,7 @@ from orcjit.errors import OrcError
 from orcjit.kernels import row_index as ri
 from orcjit.kernels.row_index import RowIndexTable, parse_row_index
 from orcjit.orcfile import ORCFile
-from orcjit.pushdown.rowgroups import _read_stream
+from orcjit.pushdown.rowgroups import read_index_stream
 
 from .conftest import EXAMPLES
 from .factory import all_types_table, write_pyarrow
@@ -632,7 +632,11 @@ def row_index_streams(path: Path) -> list[tuple[str, int, bytes]]:
             if s.kind == ROW_INDEX:
                 groups = -(-stripe.rows // stride) if stride else -1
                 out.append(
-                    (f"{path.name}: stripe {i}, column {s.column}", groups, _read_stream(f.source, f._tail, stripe, s))
+                    (
+                        f"{path.name}: stripe {i}, column {s.column}",
+                        groups,
+                        read_index_stream(f.source, f.meta.tail, stripe, s),
+                    )
                 )
     return out
 

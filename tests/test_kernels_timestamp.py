@@ -256,7 +256,7 @@ def column_streams(path: Path | bytes, column: int, stripe: int = 0) -> tuple[di
     with orcjit.ORCFile(path) as f:
         footer = f.stripe_footer(stripe)
         streams = {
-            s.kind_name: f._tail.decompress(f.source.read(s.offset, s.length), f"{s.kind_name} of {column}")
+            s.kind_name: f.meta.tail.decompress(f.source.read(s.offset, s.length), f"{s.kind_name} of {column}")
             for s in footer.streams
             if s.column == column
         }

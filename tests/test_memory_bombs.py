@@ -37,9 +37,9 @@ import orcjit.tail
 from orcjit import OrcError
 from orcjit._proto import orc_proto_pb2 as pb
 from orcjit.compression import EAGER_RATIO, codecs, decompress_head, iter_chunks, stream_capacity
-from orcjit.reading import streams
-from orcjit.schema import MAX_DEPTH
+from orcjit.decode import streams
 from orcjit.tail import decompress_message
+from orcjit.types.schema import MAX_DEPTH
 from tests.factory import write_pyorc
 from tests.rle_v2_reference import delta
 from tests.test_read_errors import (

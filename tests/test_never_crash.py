@@ -221,7 +221,7 @@ def nested_corpus(tmp_path_factory: pytest.TempPathFactory) -> list[fh.CorpusFil
     return [f for f in fh.load_corpus(tmp_path_factory.mktemp("nested"), examples=False) if "nested" in f.name]
 
 
-def _as_pyorc(node: orcjit.schema.TypeNode, array: pa.Array) -> list[object]:
+def _as_pyorc(node: orcjit.TypeNode, array: pa.Array) -> list[object]:
     """The values of an Arrow array in the form pyorc reads them: structs as tuples, maps as dicts, a union's value
     without its tag. Built from the arrays' buffers, not Arrow's ``to_pylist``, which in pyarrow 14 reads the union
     values of a map entry past the first map as null."""

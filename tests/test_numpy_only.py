@@ -1,7 +1,7 @@
 """The NumPy backends against ORC C++'s own read, needing neither pyarrow nor pandas.read_orc.
 
 CI runs this module (with ``tests/test_read_examples.py``'s orc-contents comparisons) in an environment where
-pyarrow is not installed at all, so that orcjit's NumPy-only assembly (``orcjit.reading.numpy_frame``) is tested
+pyarrow is not installed at all, so that orcjit's NumPy-only conversion (``orcjit.convert``) is tested
 with the pandas and NumPy that users without pyarrow have. Files are written by pyorc (ORC C++) with every type,
 in several writer time zones, codecs and null densities, and read back by pyorc itself: each value of orcjit's
 default and ``numpy_nullable`` backends must equal pyorc's.
@@ -24,7 +24,7 @@ import pytest
 
 import orcjit
 from orcjit.errors import OrcError
-from orcjit.schema import TypeNode
+from orcjit.types.schema import TypeNode
 from tests.factory import PYORC_CONVERTERS, PYORC_FIELDS, all_types_pyorc, orc_cpp_wall_clock, write_pyorc
 
 HAVE_PYARROW = importlib.util.find_spec("pyarrow") is not None

@@ -1,5 +1,6 @@
-"""to_pandas_array against the Arrow path it replaces: the vectors as Arrow arrays (orcjit.reading.arrow.to_arrow)
-converted by pyarrow's Table.to_pandas with pandas.read_orc's types_mapper, and against pandas.read_orc itself."""
+"""convert_column (one converter per kind, orcjit.convert) against the Arrow path: the vectors as Arrow arrays
+(orcjit.convert.arrow.to_arrow) converted by pyarrow's Table.to_pandas with pandas.read_orc's types_mapper, and
+against pandas.read_orc itself."""
 
 from __future__ import annotations
 
@@ -15,12 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import orcjit.reading.pandas_columns as pandas_columns
+import orcjit.convert.arrow
+import orcjit.convert.decimals
 from orcjit import OrcError
-from orcjit.reading.arrow import arrow_type, to_arrow
-from orcjit.reading.pandas_columns import decimal_objects, to_pandas_array
-from orcjit.reading.vector import ColumnVector
-from orcjit.schema import TypeNode
+from orcjit.convert import convert_column
+from orcjit.convert.arrow import arrow_type, to_arrow
+from orcjit.convert.decimals import decimal_objects
+from orcjit.decode.vector import ColumnVector
+from orcjit.reading.options import ReadOptions
+from orcjit.reading.plan import plan_read
+from orcjit.reading.scan import scan_stripes
+from orcjit.types.schema import TypeNode
 
 BACKENDS = ["numpy", "numpy_nullable", "pyarrow"]
 FIXED_DTYPES = {
@@ -68,9 +74,9 @@ def arrow_path(node: TypeNode, chunks: list[ColumnVector], backend: str) -> pd.S
 
 
 def check(node: TypeNode, chunks: list[ColumnVector], backend: str) -> pd.Series:
-    # the expected column from copies: to_pandas_array may take a lone writable chunk over and write into it
+    # the expected column from copies: convert_column may take a lone writable chunk over and write into it
     expected = arrow_path(node, copy.deepcopy(chunks), backend)
-    got = pd.Series(to_pandas_array(node, chunks, backend), name="x", copy=False)
+    got = pd.Series(convert_column(node, chunks, backend), name="x", copy=False)
     pd.testing.assert_series_equal(got, expected)
     return got
 
@@ -211,13 +217,13 @@ def test_numpy_dtypes() -> None:
     }
     for kind, dtype in expected.items():
         node = node_of(kind)
-        got = pd.Series(to_pandas_array(node, [make_chunk(kind, node, 50, 0.5, rng)], "numpy"))
+        got = pd.Series(convert_column(node, [make_chunk(kind, node, 50, 0.5, rng)], "numpy"))
         assert got.dtype == dtype, kind
     node = node_of("timestamp with local time zone")
-    got = pd.Series(to_pandas_array(node, [make_chunk("timestamp with local time zone", node, 5, 0, rng)], "numpy"))
+    got = pd.Series(convert_column(node, [make_chunk("timestamp with local time zone", node, 5, 0, rng)], "numpy"))
     assert str(got.dtype) == "datetime64[ns, UTC]"
     node = node_of("string")
-    strings = to_pandas_array(node, [make_chunk("string", node, 5, 0, rng)], "numpy")
+    strings = convert_column(node, [make_chunk("string", node, 5, 0, rng)], "numpy")
     assert pd.Series(strings).dtype == pd.Series(["x"]).dtype  # pandas' default: str under pandas 3
 
 
@@ -237,39 +243,53 @@ def test_strings_share_the_vector_bytes() -> None:
     node = node_of("string")
     vec = make_chunk("string", node, 500, 0.1, rng, shift=7)
     with pd.option_context("mode.string_storage", "pyarrow"):  # pandas 2's default stores Python objects
-        got = to_pandas_array(node, [vec], "numpy_nullable")
+        got = convert_column(node, [vec], "numpy_nullable")
     chunk = got._pa_array.chunk(0)
     _, offsets, data = chunk.buffers()
     assert data.address == vec.data.ctypes.data
     assert offsets.address == vec.offsets.ctypes.data
-    arrow = to_pandas_array(node, [vec], "pyarrow")
+    arrow = convert_column(node, [vec], "pyarrow")
     assert arrow._pa_array.type == pa.string()
     assert arrow._pa_array.chunk(0).buffers()[2].address == vec.data.ctypes.data
 
 
-def test_dictionary_strings_and_nested_kinds_are_left_to_arrow() -> None:
+def test_dictionary_strings_convert_as_arrow_unifies_them() -> None:
+    """Strings kept as dictionaries (dictionary_as_category) become the categories Arrow's to_pandas makes of a
+    dictionary column, whatever the backend; a chunk encoded directly joins with its own values."""
     node = node_of("string")
-    vec = ColumnVector(
-        node, 2, values=np.array([0, 0], dtype=np.int32), dictionary=(np.array([0, 1]), np.frombuffer(b"a", np.uint8))
+    first = ColumnVector(
+        node, 3, np.array([True, False, True]), values=np.array([1, 0, 0]), dictionary=_dictionary(["a", "b"])
     )
+    second = ColumnVector(node, 2, values=np.array([0, 1]), dictionary=_dictionary(["c", "a"]))
+    offsets, data = random_strings(2, np.random.default_rng(4), 0, None)
+    direct = ColumnVector(node, 2, offsets=offsets, data=data)
     for backend in BACKENDS:
-        assert to_pandas_array(node, [vec], backend) is None
-    for kind in ("array", "map", "struct", "uniontype"):
-        assert to_pandas_array(TypeNode(1, kind), [ColumnVector(TypeNode(1, kind), 0)], "numpy") is None
+        chunks = [first, second, direct]
+        type_ = arrow_type(node, None, {node.column_id})
+        column = pa.chunked_array([to_arrow(vec, type_) for vec in chunks], type=type_)
+        expected = pa.table({"x": column}).to_pandas(types_mapper=read_orc_mapper(backend))["x"]
+        got = pd.Series(convert_column(node, chunks, backend, dictionary_ids={node.column_id}), name="x")
+        pd.testing.assert_series_equal(got, expected)
+
+
+def _dictionary(entries: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    raw = [e.encode() for e in entries]
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in raw])]).astype(np.int64)
+    return offsets, np.frombuffer(b"".join(raw) or b"\0", dtype=np.uint8)
 
 
 @pytest.mark.parametrize("kind", ["string", "binary"])
 def test_pyarrow_strings_split_below_the_32_bit_offset_limit(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Past 2 GiB of bytes a chunk becomes several 32-bit-offset arrays (shown with a limit of 20 bytes)."""
-    monkeypatch.setattr(pandas_columns, "STRING32_LIMIT", 20)
+    monkeypatch.setattr(orcjit.convert.arrow, "STRING32_LIMIT", 20)
     rng = np.random.default_rng(3)
     node = node_of(kind)
     vec = make_chunk(kind, node, 60, 0.2, rng, shift=5)
-    got = to_pandas_array(node, [vec], "pyarrow")
+    got = convert_column(node, [vec], "pyarrow")
     assert got._pa_array.num_chunks > 1
     monkeypatch.undo()
     check(node, [vec], "pyarrow")
-    pd.testing.assert_series_equal(pd.Series(got), pd.Series(to_pandas_array(node, [vec], "pyarrow")))
+    pd.testing.assert_series_equal(pd.Series(got), pd.Series(convert_column(node, [vec], "pyarrow")))
 
 
 # -- dates ------------------------------------------------------------------------------------------------------------
@@ -294,7 +314,7 @@ def test_dates_over_a_wide_range(backend: str) -> None:
 def test_dates_share_one_object_per_day() -> None:
     node = node_of("date")
     days = np.array([10, 11, 10, 10], dtype=np.int32)
-    got = to_pandas_array(node, [ColumnVector(node, 4, values=days)], "numpy")
+    got = convert_column(node, [ColumnVector(node, 4, values=days)], "numpy")
     assert got[0] is got[2] is got[3]
 
 
@@ -305,9 +325,9 @@ def test_dates_outside_datetime_date_raise(day: int) -> None:
     with pytest.raises(ValueError):  # as pyarrow's conversion
         arrow_path(node, [vec], "numpy")
     with pytest.raises(OrcError, match=r"datetime\.date"):
-        to_pandas_array(node, [vec], "numpy")
+        convert_column(node, [vec], "numpy")
     # Arrow dates hold any int32 (compared as Arrow arrays: pandas' comparison makes datetime.date objects)
-    got = to_pandas_array(node, [vec], "pyarrow")
+    got = convert_column(node, [vec], "pyarrow")
     assert got.dtype == pd.ArrowDtype(pa.date32())
     assert got._pa_array.equals(arrow_path(node, [vec], "pyarrow").array._pa_array)
 
@@ -315,7 +335,7 @@ def test_dates_outside_datetime_date_raise(day: int) -> None:
 def test_out_of_range_date_at_a_null_slot_is_fine() -> None:
     node = node_of("date")
     vec = ColumnVector(node, 2, np.array([True, False]), values=np.array([5, 2**31 - 1], dtype=np.int32))
-    assert to_pandas_array(node, [vec], "numpy").tolist() == [datetime.date(1970, 1, 6), None]
+    assert convert_column(node, [vec], "numpy").tolist() == [datetime.date(1970, 1, 6), None]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -387,7 +407,7 @@ def test_decimals_repeated_values_share_objects() -> None:
 def test_decimals_mostly_distinct_over_the_sample() -> None:
     """Many distinct values: the search for repeats gives up and every value is converted."""
     rng = np.random.default_rng(6)
-    n = pandas_columns.DEDUPE_SAMPLE * 2 + 17
+    n = orcjit.convert.decimals.DEDUPE_SAMPLE * 2 + 17
     node = node_of("decimal", 38, 9)
     unscaled = rng.integers(-(2**62), 2**62, n)
     lanes = np.stack([unscaled, unscaled >> 63], axis=1)
@@ -431,7 +451,7 @@ def test_read_only_values_are_copied(kind: str, backend: str) -> None:
     before = vec.values.copy()
     vec.values.flags.writeable = False
     check(node, [vec], backend)
-    values = storage(to_pandas_array(node, [vec], backend))
+    values = storage(convert_column(node, [vec], backend))
     assert values.flags.writeable
     assert not np.shares_memory(values, vec.values)
     np.testing.assert_array_equal(vec.values, before)
@@ -441,7 +461,7 @@ def test_a_lone_writable_chunk_is_taken_over() -> None:
     """The documented contract: the result owns a lone writable values array (no copy), nulls written into it."""
     node = node_of("double")
     values = np.array([1.0, 0.0, 3.0])
-    got = to_pandas_array(node, [ColumnVector(node, 3, np.array([True, False, True]), values=values)], "numpy")
+    got = convert_column(node, [ColumnVector(node, 3, np.array([True, False, True]), values=values)], "numpy")
     assert got is values
     assert np.isnan(values[1])
 
@@ -450,13 +470,13 @@ def test_result_owns_concatenated_chunks() -> None:
     node = node_of("int")
     a = np.arange(3, dtype=np.int32)
     b = np.arange(4, dtype=np.int32)
-    got = to_pandas_array(node, [ColumnVector(node, 3, values=a), ColumnVector(node, 4, values=b)], "numpy")
+    got = convert_column(node, [ColumnVector(node, 3, values=a), ColumnVector(node, 4, values=b)], "numpy")
     assert got.flags.writeable and not np.shares_memory(got, a) and not np.shares_memory(got, b)
 
 
 def test_bad_backend() -> None:
     with pytest.raises(OrcError, match="dtype_backend"):
-        to_pandas_array(node_of("int"), [], "arrow")
+        convert_column(node_of("int"), [], "arrow")
 
 
 # -- against pandas.read_orc on a file --------------------------------------------------------------------------------
@@ -525,7 +545,7 @@ def test_matches_pandas_read_orc(tmp_path, backend: str) -> None:
     }  # fmt: skip
     for name, kind in kinds.items():
         node = node_of(kind, 20, 4)
-        got = pd.Series(to_pandas_array(node, vectors_from_arrow(node, read.column(name)), backend), name=name)
+        got = pd.Series(convert_column(node, vectors_from_arrow(node, read.column(name)), backend), name=name)
         pd.testing.assert_series_equal(got, expected[name])
 
 
@@ -555,9 +575,9 @@ def test_orcjit_vectors_match_pandas_read_orc(tmp_path, backend: str) -> None:
     expected = pd.read_orc(path) if backend == "numpy" else pd.read_orc(path, dtype_backend=backend)
     file = orcjit.ORCFile(str(path))
     assert file.nstripes > 1
-    got = file._gather(range(file.nstripes), None, False, None)
+    got = scan_stripes(file.meta, plan_read(file.meta, None, None, "raise"), range(file.nstripes), ReadOptions())
     for name, node, chunks in zip(got.output.names, got.output.fields, got.columns, strict=True):
-        result = pd.Series(to_pandas_array(node, chunks, backend), name=name, copy=False)
+        result = pd.Series(convert_column(node, chunks, backend), name=name, copy=False)
         pd.testing.assert_series_equal(result, expected[name])
 
 

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 import orcjit
-from orcjit.reading import scan
-from orcjit.schema import TypeNode
+from orcjit.reading import options, scan
+from orcjit.types.schema import TypeNode
 
 from .factory import all_types_table, write_pyarrow
 
@@ -56,7 +56,7 @@ def test_one_stripe_is_split_by_column(one_stripe: Path, monkeypatch: pytest.Mon
         seen.append(len(tasks))
         return original(fn, tasks, workers)
 
-    monkeypatch.setattr("orcjit.orcfile.run_tasks", counting)
+    monkeypatch.setattr("orcjit.reading.scan.run_tasks", counting)
     f = orcjit.ORCFile(one_stripe)
     got = f.read(max_workers=4)
     assert seen == [len(f.schema.children)]
@@ -166,6 +166,6 @@ def test_field_groups() -> None:
 
 
 def test_workers_default_to_the_cpus_this_process_may_use() -> None:
-    assert scan.workers_for(True, None) >= 1
-    assert scan.workers_for(False, 8) == 1
-    assert scan.workers_for(True, 3) == 3
+    assert options.workers_for(True, None) >= 1
+    assert options.workers_for(False, 8) == 1
+    assert options.workers_for(True, 3) == 3

@@ -148,10 +148,10 @@ def test_iter_stripes_counts_skipped_stripes_and_closes_when_stopped(
 def test_a_failing_read_closes_the_bar(
     striped: Any, recorded: list[RecordingBar], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import orcjit.orcfile
+    import orcjit.reading.scan
 
     calls = 0
-    real = orcjit.orcfile.decode_run
+    real = orcjit.reading.scan.decode_run
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
@@ -160,7 +160,7 @@ def test_a_failing_read_closes_the_bar(
             raise OrcError("corrupt stripe")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(orcjit.orcfile, "decode_run", flaky)
+    monkeypatch.setattr(orcjit.reading.scan, "decode_run", flaky)
     with ORCFile(striped) as f, pytest.raises(OrcError, match="corrupt stripe"):
         f.read(progress=True, use_threads=False)
     (bar,) = recorded
@@ -170,12 +170,12 @@ def test_a_failing_read_closes_the_bar(
 def test_a_failing_iter_stripes_closes_the_bar(
     striped: Any, recorded: list[RecordingBar], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import orcjit.orcfile
+    import orcjit.reading.scan
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise OrcError("corrupt stripe")
 
-    monkeypatch.setattr(orcjit.orcfile, "decode_run", broken)
+    monkeypatch.setattr(orcjit.reading.scan, "decode_run", broken)
     with ORCFile(striped) as f, pytest.raises(OrcError, match="corrupt stripe"):
         list(f.iter_stripes(progress=True))
     (bar,) = recorded

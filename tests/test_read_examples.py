@@ -41,7 +41,7 @@ import pytest
 
 import orcjit
 from orcjit.errors import OrcError
-from orcjit.schema import TypeNode
+from orcjit.types.schema import TypeNode
 from tests.conftest import EXAMPLE_FILES, EXAMPLES
 
 try:

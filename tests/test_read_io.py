@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import orcjit
 from orcjit import ORCFile
-from orcjit.reading.streams import DATA_KINDS, coalesce
+from orcjit.decode.streams import coalesce
+from orcjit.stripes import DATA_KINDS
 from tests.factory import all_types_table, write_pyarrow
 
 

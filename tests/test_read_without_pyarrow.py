@@ -1,4 +1,4 @@
-"""Reading without pyarrow: the NumPy backends build the DataFrame themselves (``orcjit.reading.numpy_frame``).
+"""Reading without pyarrow: the NumPy backends build the DataFrame with orcjit's own converters (``orcjit.convert``).
 
 The files are written here with pyarrow and pyorc; one subprocess in which ``import pyarrow`` fails
 (``sys.modules["pyarrow"] = None`` before orcjit is imported) reads them all and pickles its DataFrames back, and
@@ -12,7 +12,7 @@ objects of binary, decimal, date, list, map, struct and union columns and the Nu
 them) must be the same.
 
 Further tests set ``ORCJIT_NO_PYARROW=1`` to run the same code with pyarrow installed, where even the string
-dtypes match, and call ``build_frame_numpy`` on hand-made vectors for cases no writer produces.
+dtypes match, and call ``build_frame`` on hand-made vectors for cases no writer produces.
 """
 
 from __future__ import annotations
@@ -36,12 +36,14 @@ import pyarrow as pa
 import pytest
 
 import orcjit
-import orcjit.reading.numpy_frame as numpy_frame
+import orcjit.convert.strings
+from orcjit.convert import build_frame, build_table
+from orcjit.convert.strings import decode_strings
+from orcjit.decode.vector import ColumnVector
 from orcjit.errors import OrcError
-from orcjit.reading.frame import build_frame, select_columns
-from orcjit.reading.numpy_frame import _decode, build_frame_numpy
-from orcjit.reading.vector import ColumnVector
-from orcjit.schema import TypeNode
+from orcjit.reading.options import ReadOptions
+from orcjit.types.resolve import select_columns
+from orcjit.types.schema import TypeNode
 
 from .factory import NULLS, all_types_pyorc, all_types_table, float_nan_rows, write_pyarrow, write_pyorc
 
@@ -463,19 +465,20 @@ def test_environment_variable(case: str, files: dict[str, Path], monkeypatch: py
 
 
 def test_environment_variable_takes_the_numpy_path(files: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strings are decoded by orcjit (not by Arrow) only where pyarrow is missing or the variable says so."""
     calls = []
-    original = numpy_frame.build_frame_numpy
+    original = orcjit.convert.strings.decode_strings
 
-    def counting(*args: Any, **kwargs: Any) -> pd.DataFrame:
+    def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(numpy_frame, "build_frame_numpy", counting)
-    orcjit.read_orc(files["pyorc-none"], columns=["i8"])
+    monkeypatch.setattr(orcjit.convert.strings, "decode_strings", counting)
+    orcjit.read_orc(files["pyorc-none"], columns=["str"])
     assert calls == []
     monkeypatch.setenv("ORCJIT_NO_PYARROW", "1")
-    orcjit.read_orc(files["pyorc-none"], columns=["i8"])
-    assert calls == [1]
+    orcjit.read_orc(files["pyorc-none"], columns=["str"])
+    assert calls
     # the pyarrow backend is pyarrow's whatever the variable says
     assert isinstance(
         orcjit.read_orc(files["pyorc-none"], columns=["i8"], dtype_backend="pyarrow").dtypes.iloc[0], pd.ArrowDtype
@@ -523,15 +526,17 @@ def test_categories_of_dictionary_and_direct_stripes() -> None:
     direct = ColumnVector(node, 5, np.array([1, 0, 1, 1, 1], dtype=bool), offsets=offsets, data=data)
     selection = select_columns(root, None)
     for pieces in ([dictionary, direct], [direct, dictionary], [direct], [dictionary, dictionary]):
+        table = build_table(selection, [pieces], dictionary_as_category=True)
         for backend in ("numpy", "numpy_nullable"):
-            want = build_frame(selection, [pieces], backend, dictionary_as_category=True)
-            got = build_frame_numpy(selection, [pieces], backend, dictionary_as_category=True)
+            mapper = {pa.string(): pd.StringDtype()}.get if backend == "numpy_nullable" else None
+            want = table.to_pandas(types_mapper=mapper)
+            got = build_frame(selection, [pieces], backend, dictionary_as_category=True)
             assert_frames_match(got, want, python_storage=False)
 
 
 def test_nested_unions() -> None:
     """pyarrow cannot convert a union inside a struct or list: they become the same dicts as unions at the top
-    level, with pyarrow (build_frame converts such columns as build_frame_numpy does) or without."""
+    level, with pyarrow (build_frame converts such columns itself) or without."""
     variants = [TypeNode(3, "int", max_column_id=3), TypeNode(4, "string", max_column_id=4)]
     union = TypeNode(2, "uniontype", children=variants, max_column_id=4)
     lst = TypeNode(1, "array", name="l", children=[union], max_column_id=4)
@@ -545,25 +550,28 @@ def test_nested_unions() -> None:
         union, 3, np.array([1, 0, 1], dtype=bool), values=np.array([0, 0, 1], dtype=np.int8), children=[ints, strs]
     )
     vec = ColumnVector(lst, 2, None, offsets=np.array([0, 3, 3]), children=[tags])
-    frame = build_frame_numpy(select_columns(root, None), [[vec]], "numpy")
-    assert_frames_match(frame, build_frame(select_columns(root, None), [[vec]], "numpy"), python_storage=False)
+    with_arrow = build_frame(select_columns(root, None), [[vec]], "numpy")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ORCJIT_NO_PYARROW", "1")
+        frame = build_frame(select_columns(root, None), [[vec]], "numpy")
+    assert_frames_match(frame, with_arrow, python_storage=False)
     first, second = frame["l"]
     assert first.dtype == object and list(first) == [{"tag": 0, "value": 7}, None, {"tag": 1, "value": "x"}]
     assert second.dtype == object and len(second) == 0
 
 
-def test_invalid_utf8() -> None:
+def test_invalid_utf8(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ORCJIT_NO_PYARROW", "1")
     node = TypeNode(1, "string", name="s", max_column_id=1)
     vec = ColumnVector(node, 1, None, offsets=np.array([0, 2]), data=np.frombuffer(b"\xc3\x28", dtype=np.uint8))
     with pytest.raises(OrcError, match="not valid UTF-8"):
-        build_frame_numpy(select_columns(_struct_of(node), None), [[vec]], "numpy")
+        build_frame(select_columns(_struct_of(node), None), [[vec]], "numpy")
 
 
-def test_pyarrow_backend_refused() -> None:
-    node = TypeNode(1, "int", name="i", max_column_id=1)
-    vec = ColumnVector(node, 1, None, values=np.array([1], dtype=np.int32))
-    with pytest.raises(OrcError, match="needs pyarrow"):
-        build_frame_numpy(select_columns(_struct_of(node), None), [[vec]], "pyarrow")
+def test_pyarrow_backend_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow fails, as where it is not installed
+    with pytest.raises(ImportError, match="needs pyarrow"):
+        ReadOptions(dtype_backend="pyarrow")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -582,13 +590,13 @@ def test_decode_strings(seed: int) -> None:
         offsets = np.full(n + 1, pad, dtype=np.int64)
         offsets[1:] += np.cumsum([len(v) for v in values], dtype=np.int64)
         data = np.frombuffer(b"z" * pad + b"".join(values) + b"tail", dtype=np.uint8)
-        got = _decode(offsets, data, binary=True)
+        got = decode_strings(offsets, data, binary=True)
         assert got.dtype == object and got.tolist() == values
         text = [v.decode("latin-1") for v in values]
         encoded = [t.encode() for t in text]
         offsets = np.zeros(n + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-        strings = _decode(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8), binary=False)
+        strings = decode_strings(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8), binary=False)
         assert strings.tolist() == text
         if n >= 5000 and len(set(text)) < 100:
             assert len({id(s) for s in strings}) == len(set(text))

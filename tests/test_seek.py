@@ -25,13 +25,12 @@ import pytest
 
 from orcjit import OrcError, ORCFile
 from orcjit.compression import NONE
+from orcjit.decode.cursor import StreamCursor, ValueStream
+from orcjit.decode.positions import BOOLEAN, RAW, RLE, VARINTS, column_positions, split_positions, stream_layouts
+from orcjit.decode.seek import read_row_positions
 from orcjit.pushdown.rowgroups import kept_runs
-from orcjit.reading.cursor import StreamCursor, ValueStream
-from orcjit.reading.positions import BOOLEAN, RAW, RLE, VARINTS, column_positions, split_positions, stream_layouts
-from orcjit.reading.seek import read_row_positions
-from orcjit.reading.streams import DATA, LENGTH, PRESENT, SECONDARY
-from orcjit.schema import TypeNode
-from orcjit.stripes import StreamInfo
+from orcjit.stripes import DATA, LENGTH, PRESENT, SECONDARY, StreamInfo
+from orcjit.types.schema import TypeNode
 from tests.factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
 
 CODECS = ("uncompressed", "zlib", "zstd", "snappy", "lz4")
@@ -58,7 +57,7 @@ def assert_rows(part: pd.DataFrame, full: pd.DataFrame, start: int, stop: int) -
 def positions_of(f: ORCFile, i: int) -> Any:
     """The positions of every column of stripe ``i``; ``None`` when the stripe has no usable row index."""
     return read_row_positions(
-        f.source, f._tail, f.stripes[i], f.stripe_footer(i), list(f.schema.walk()), f.row_index_stride
+        f.source, f.meta.tail, f.stripes[i], f.stripe_footer(i), list(f.schema.walk()), f.row_index_stride
     )
 
 
@@ -182,14 +181,14 @@ def test_wrong_length_positions_raise(tmp_path: Path, monkeypatch: pytest.Monkey
         fake = StreamInfo(kind=PRESENT, column=i64, offset=footer.streams[-1].offset, length=0)
         bad = dataclasses.replace(footer, streams=[*footer.streams, fake])
         with pytest.raises(OrcError, match=rf"stripe 0, column {i64}, row group 0: .* holds 3 positions.* needs 7"):
-            read_row_positions(f.source, f._tail, f.stripes[0], bad, nodes, f.row_index_stride)
+            read_row_positions(f.source, f.meta.tail, f.stripes[0], bad, nodes, f.row_index_stride)
         with pytest.raises(OrcError, match=r"column 5, row group 1: the row index holds 2 positions, a bigint"):
             column_positions([[0, 0, 0], [1, 2]], f.schema["i64"], footer, True, "x: stripe 0")
         with pytest.raises(OrcError, match="row group 0"):
             column_positions([[0, 0, 0, 0]], f.schema["i64"], footer, True, "x: stripe 0")
 
         # read_rows reaches the same error when the row index it enters by does not fit the streams
-        monkeypatch.setattr("orcjit.orcfile.read_stripe_footer", lambda *args, **kwargs: bad)
+        monkeypatch.setattr("orcjit.filemeta.read_stripe_footer", lambda *args, **kwargs: bad)
         with pytest.raises(OrcError, match=rf"column {i64}, row group 0"):
             f.read_rows(1200, 1300, columns=["i64"])
 

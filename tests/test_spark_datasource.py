@@ -30,7 +30,8 @@ from orcjit.spark.datasource import (
     plan_partitions,
     reuses_planned_reads,
 )
-from orcjit.spark.types import arrow_schema, convert_array, spark_schema, top_level_fields
+from orcjit.spark.types import arrow_schema, convert_array, spark_schema
+from orcjit.types.resolve import top_level_fields
 
 from .factory import all_types_table, write_pyarrow, write_pyorc
 from .spark_support import PUSHDOWN, can_push, needs_pushdown, register_trusting

@@ -43,8 +43,8 @@ from pyspark.sql.datasource import (
 
 import orcjit
 import orcjit.pushdown.filters
-from orcjit.schema import TypeNode
 from orcjit.spark.filters import MAX_CONJUNCTIONS, prefix_successor, translate
+from orcjit.types.schema import TypeNode
 from tests.factory import write_pyarrow
 
 LA = "America/Los_Angeles"

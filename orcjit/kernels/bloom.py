@@ -57,7 +57,9 @@ import numpy as np
 from .._jit import jit
 from .._proto import orc_proto_pb2 as pb
 from ..errors import OrcError
+from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8
 from ..tail import parse_message
+from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
 from .protobuf import BYTES, VARINT, count_messages, key, skip, span, varint
 from .status import BAD_LENGTH, ERROR_POS, new_state
 from .varint import as_buffer
@@ -91,9 +93,6 @@ CANONICAL_NAN_BITS = 0x7FF8000000000000  # Double.doubleToLongBits(NaN)
 # k is about -log2(fpp); 1024 needs an fpp below 1e-308, so anything above is not a real filter
 MAX_HASH_FUNCTIONS = 1024
 
-# Stream.Kind numbers
-BLOOM_FILTER = 7
-BLOOM_FILTER_UTF8 = 8
 
 _C1 = np.uint64(0x87C37B91114253D5)
 _C2 = np.uint64(0x4CF5AD432745937F)
@@ -495,10 +494,6 @@ def filters_may_contain(stacked: tuple[np.ndarray, np.ndarray, np.ndarray], hash
 # --------------------------------------------------------------------------------------------------------------------
 # hashing one value by ORC type
 
-_STRING_KINDS = frozenset({"string", "varchar", "char", "binary"})
-_INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
-_FLOAT_KINDS = frozenset({"float", "double"})
-_TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
 _EPOCH_DATE = datetime.date(1970, 1, 1)
 _EPOCH = datetime.datetime(1970, 1, 1)
 _NS_PER_UNIT = {"W": 604_800 * 10**9, "D": 86_400 * 10**9, "h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9}
@@ -638,13 +633,13 @@ def hash_value(value: Any, kind: str) -> int:
     OrcError
         If ``kind`` has no bloom filter (compound types) or ``value`` cannot be a value of ``kind``.
     """
-    if kind in _STRING_KINDS:
+    if kind in BYTES_KINDS:
         if isinstance(value, str):
             return _murmur(value.encode("utf-8"))
         if isinstance(value, bytes | bytearray | memoryview | np.bytes_):
             return _murmur(bytes(value))
         raise OrcError(f"cannot hash {value!r} as a {kind} bloom filter value")
-    if kind in _INTEGER_KINDS:
+    if kind in INTEGER_KINDS:
         return _wang(_as_int(value, kind))
     if kind == "boolean":
         if isinstance(value, bool | np.bool_) or (isinstance(value, int | np.integer) and int(value) in (0, 1)):
@@ -652,12 +647,12 @@ def hash_value(value: Any, kind: str) -> int:
         raise OrcError(f"cannot hash {value!r} as a boolean bloom filter value")
     if kind == "date":
         return _wang(_days(value))
-    if kind in _FLOAT_KINDS:
+    if kind in FLOAT_KINDS:
         v = _as_double(value, kind)
         return _wang(CANONICAL_NAN_BITS if math.isnan(v) else _double_bits(v))
     if kind == "decimal":
         return _murmur(decimal_bloom_string(value).encode("ascii"))
-    if kind in _TIMESTAMP_KINDS:
+    if kind in TIMESTAMP_KINDS:
         return _wang(_timestamp_millis(value, kind)[0])
     raise OrcError(f"columns of type {kind} have no bloom filter")
 
@@ -673,14 +668,14 @@ def hash_candidates(value: Any, kind: str) -> tuple[int, ...] | None:
 
     A row group may hold the value if any candidate tests positive; see :func:`filters_may_contain`.
     """
-    if kind in _FLOAT_KINDS:
+    if kind in FLOAT_KINDS:
         v = _as_double(value, kind)
         if math.isnan(v):
             return None
         if v == 0.0:
             return (_wang(_double_bits(0.0)), _wang(_double_bits(-0.0)))
         return (_wang(_double_bits(v)),)
-    if kind in _TIMESTAMP_KINDS:
+    if kind in TIMESTAMP_KINDS:
         floor, trunc = _timestamp_millis(value, kind)
         return (_wang(floor),) if floor == trunc else (_wang(floor), _wang(trunc))
     return (hash_value(value, kind),)
@@ -689,7 +684,7 @@ def hash_candidates(value: Any, kind: str) -> tuple[int, ...] | None:
 # --------------------------------------------------------------------------------------------------------------------
 # which filters to trust
 
-_SPEC_KINDS = _INTEGER_KINDS | _FLOAT_KINDS | frozenset({"string", "varchar", "binary"})
+_SPEC_KINDS = INTEGER_KINDS | FLOAT_KINDS | frozenset({"string", "varchar", "binary"})
 _VERIFIED_KINDS = _SPEC_KINDS | frozenset({"date", "decimal", "timestamp", "timestamp with local time zone"})
 _ORC_101 = 5  # PostScript.writerVersion from which strings are hashed as UTF-8
 _ORC_135 = 6  # ... from which timestamps are hashed as UTC wall-clock milliseconds
@@ -722,7 +717,7 @@ def bloom_filter_reliable(kind: str, writer: str, writer_version: int, stream_ki
         return False
     if kind in ("string", "varchar", "binary"):
         return stream_kind == BLOOM_FILTER_UTF8 or writer_version >= _ORC_101
-    if kind in _TIMESTAMP_KINDS:
+    if kind in TIMESTAMP_KINDS:
         return stream_kind == BLOOM_FILTER_UTF8 and writer_version >= _ORC_135
     if kind == "decimal":
         return writer_version >= _ORC_101

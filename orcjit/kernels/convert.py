@@ -4,8 +4,9 @@ Python objects (``decimal.Decimal``, ``datetime.date``) can only be made under t
 kernels do everything around those calls so that the Python side is a handful of C-level ``map`` and ``take``
 calls:
 
-- :func:`distinct_rows` numbers the distinct values of a column (one or two int64 lanes per value), so that
-  repeated values are converted once and shared;
+- :func:`distinct_rows` numbers the distinct values of a column (one or two int64 lanes per value), and
+  :func:`distinct_strings` the distinct strings between consecutive offsets, so that repeated values are
+  converted once and shared;
 - :func:`value_range` and :func:`table_indices` turn values over a small range into indices into a table of
   objects, one per value of the range;
 - :func:`fill_nulls` and :func:`set_nulls` write NaN or NaT into the null slots, while widening integers to
@@ -23,7 +24,7 @@ import numpy as np
 from .._jit import jit
 from .status import BAD_LENGTH
 
-__all__ = ["distinct_rows", "fill_nulls", "set_nulls", "table_indices", "value_range"]
+__all__ = ["distinct_rows", "distinct_strings", "fill_nulls", "set_nulls", "table_indices", "value_range"]
 
 
 @jit
@@ -174,3 +175,66 @@ def set_nulls(values, valid, fill):  # type: ignore[no-untyped-def]
         if not valid[i]:
             values[i] = fill
     return n
+
+
+@jit
+def distinct_strings(offsets, data, ids, firsts, sample):  # type: ignore[no-untyped-def]
+    """Number the distinct byte strings between consecutive ``offsets``: ``ids[i]`` is the number of value ``i``'s
+    distinct string and ``firsts[k]`` the first value holding distinct string ``k``. An open-addressing table of
+    FNV-1a hashes, every match confirmed byte by byte, grown as distinct strings come (a small table stays in
+    cache when few strings repeat often).
+
+    Returns the number of distinct strings, or -1 (giving up) when more than half of the first ``sample``,
+    ``2 * sample``, ``4 * sample`` ... values are distinct: repeats too rare to be worth the search.
+    """
+    check_at = sample
+    size = 1024
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    hashes = np.empty(size, dtype=np.uint64)
+    count = 0
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        length = offsets[i + 1] - start
+        h = np.uint64(14695981039346656037)
+        for j in range(start, start + length):
+            h = (h ^ np.uint64(data[j])) * np.uint64(1099511628211)
+        slot = np.int64(h & np.uint64(mask))
+        while True:
+            k = table[slot]
+            if k < 0:
+                table[slot] = count
+                hashes[slot] = h
+                firsts[count] = i
+                ids[i] = count
+                count += 1
+                break
+            if hashes[slot] == h:
+                other = offsets[firsts[k]]
+                same = offsets[firsts[k] + 1] - other == length
+                j = 0
+                while same and j < length:
+                    same = data[start + j] == data[other + j]
+                    j += 1
+                if same:
+                    ids[i] = k
+                    break
+            slot = (slot + 1) & mask
+        if 2 * count > size:
+            old_table, old_hashes = table, hashes
+            size *= 2
+            mask = size - 1
+            table = np.full(size, -1, dtype=np.int64)
+            hashes = np.empty(size, dtype=np.uint64)
+            for old in range(len(old_table)):
+                if old_table[old] >= 0:
+                    slot = np.int64(old_hashes[old] & np.uint64(mask))
+                    while table[slot] >= 0:
+                        slot = (slot + 1) & mask
+                    table[slot] = old_table[old]
+                    hashes[slot] = old_hashes[old]
+        if i + 1 == check_at:
+            if 2 * count > check_at:
+                return -1
+            check_at *= 2
+    return count

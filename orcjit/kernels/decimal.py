@@ -24,18 +24,10 @@ Writers store per-value scales that differ from the column's: ORC Java writes ea
 is the default here; ORC Java (as Spark reads) rounds half away from zero, which ``round_half_up=True`` gives.
 A value beyond 38 digits after rescaling is OVERFLOW.
 
-Python objects
---------------
-:func:`decimal128_to_objects` and :func:`decimal64_to_objects` turn the results into :class:`decimal.Decimal`
-objects: Python ints from ``tolist`` (high lane shifted in where needed), then ``Decimal(int)`` and ``scaleb(-scale)``
-under a context wide enough to stay exact, both mapped over the values without a Python frame per value. That is
-the fastest of the ways measured: about 0.25 s per million int64 values and 0.4 s per million 128-bit ones.
+Python objects are made by :func:`orcjit.convert.decimals.decimal_objects` from the rescaled values.
 """
 
 from __future__ import annotations
-
-import decimal
-import itertools
 
 import numpy as np
 
@@ -44,8 +36,6 @@ from .status import BAD_LENGTH, ERROR_POS, OVERFLOW, TRUNCATED, VARINT_TOO_LONG
 
 __all__ = [
     "MAX_DECIMAL_VARINT_BYTES",
-    "decimal64_to_objects",
-    "decimal128_to_objects",
     "decode_decimal64_varints",
     "decode_decimal_varints",
     "rescale_decimal64",
@@ -327,39 +317,3 @@ def rescale_decimal64(values, scales, target_scale, round_half_up=False):
 
 
 # -- Python objects ---------------------------------------------------------------------------------------------------
-
-# wide enough that scaleb never rounds a 128-bit integer (39 digits) and takes any scale
-_DECIMAL_CONTEXT = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-
-
-def _ints_to_decimals(ints: list[int], scale: int) -> np.ndarray:
-    # map() over C callables with no Python frame per value: about 0.2 s per million values, where
-    # Decimal(f"{v}E-{s}") takes 0.5-0.8 s and Decimal((sign, digits, exponent)) 3-4 s
-    exponent = decimal.Decimal(-scale)
-    made = map(_DECIMAL_CONTEXT.scaleb, map(decimal.Decimal, ints), itertools.repeat(exponent))
-    return np.fromiter(made, dtype=object, count=len(ints))
-
-
-def decimal64_to_objects(values: np.ndarray, scale: int) -> np.ndarray:
-    """An object array of :class:`decimal.Decimal`: the unscaled int64 ``values`` with exponent ``-scale``.
-
-    Every result carries exactly ``scale`` fractional digits (``Decimal("1.50000")`` at scale 5), as ORC's own
-    tools print decimals.
-    """
-    return _ints_to_decimals(np.asarray(values, dtype=np.int64).tolist(), int(scale))
-
-
-def decimal128_to_objects(hi: np.ndarray, lo: np.ndarray, scale: int) -> np.ndarray:
-    """An object array of :class:`decimal.Decimal` for the 128-bit values ``hi * 2**64 + lo`` at ``scale``.
-
-    ``lo`` may be uint64 or int64 holding the low 64 bits. When every high lane is only the sign extension of its
-    low lane (all values within int64) the low lanes alone give the integers.
-    """
-    hi = np.asarray(hi, dtype=np.int64)
-    lo = np.asarray(lo)
-    low_signed = lo.view(np.int64) if lo.dtype == np.uint64 else np.asarray(lo, dtype=np.int64)
-    if np.array_equal(hi, low_signed >> 63):
-        ints = low_signed.tolist()
-    else:
-        ints = [(h << 64) + low for h, low in zip(hi.tolist(), low_signed.view(np.uint64).tolist(), strict=True)]
-    return _ints_to_decimals(ints, int(scale))

@@ -3,9 +3,9 @@
 ``[(column, op, value), ...]`` is a conjunction; ``[[...], [...]]`` a disjunction of conjunctions. Ops: ``==``
 (or ``=``), ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("x", "is null")`` and
 ``("x", "is not null")`` (a third element, if given, must be ``None``). Columns are top-level names or dotted
-paths to fields inside structs. What a filter selects is defined in :mod:`orcjit.pushdown.semantics` (pyarrow's
-convention: a null satisfies ``is null`` and ``not in`` only; NaN compares as IEEE says, and is a member of a list
-that holds NaN).
+paths to fields inside structs, resolved by :mod:`orcjit.types.resolve`. What a filter
+selects is defined in :mod:`orcjit.pushdown.semantics` (pyarrow's convention: a null satisfies ``is null`` and
+``not in`` only; NaN compares as IEEE says, and is a member of a list that holds NaN).
 """
 
 from __future__ import annotations
@@ -21,19 +21,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OrcError
-from ..schema import TypeNode
+from ..types.kinds import FILTERABLE_KINDS, FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
+from ..types.resolve import resolve_column
+from ..types.schema import TypeNode
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SET_OPS = ("in", "not in")
 NULL_OPS = ("is null", "is not null")
 OPS = COMPARISONS + SET_OPS + NULL_OPS
 ALIASES = {"=": "==", "is_null": "is null", "is_not_null": "is not null", "not_in": "not in"}
-
-INTEGER_KINDS = frozenset({"tinyint", "smallint", "int", "bigint"})
-FLOAT_KINDS = frozenset({"float", "double"})
-STRING_KINDS = frozenset({"string", "varchar", "char"})
-TIMESTAMP_KINDS = frozenset({"timestamp", "timestamp with local time zone"})
-FILTERABLE = INTEGER_KINDS | FLOAT_KINDS | STRING_KINDS | TIMESTAMP_KINDS | {"boolean", "binary", "decimal", "date"}
 
 
 @dataclass(frozen=True)
@@ -82,6 +78,20 @@ def normalize_filters(filters: Any, schema: TypeNode) -> Filters | None:
         On a malformed filter, an unknown op, a column the file lacks or that is not primitive, or a value that
         is not of the column's type.
     """
+    groups = dnf_terms(filters)
+    if groups is None:
+        return None
+    return [[_predicate(term, schema) for term in group] for group in groups]
+
+
+def dnf_terms(filters: Any) -> list[list[Any]] | None:
+    """``filters`` in the DNF convention as a list of conjunctions of terms (not yet checked), or ``None``.
+
+    Raises
+    ------
+    OrcError
+        If ``filters`` is not a list of terms, or a list of lists of terms, or a conjunction is empty.
+    """
     if filters is None:
         return None
     if isinstance(filters, (str, bytes, tuple)) or not isinstance(filters, Iterable):
@@ -95,12 +105,10 @@ def normalize_filters(filters: Any, schema: TypeNode) -> Filters | None:
         groups = filters
     else:
         raise OrcError("filters must be a list of (column, op, value) tuples or a list of such lists, not a mix")
-    out = []
     for group in groups:
         if not group:
             raise OrcError("a conjunction in filters is empty")
-        out.append([_predicate(term, schema) for term in group])
-    return out
+    return groups
 
 
 def _predicate(term: Any, schema: TypeNode) -> Predicate:
@@ -131,30 +139,13 @@ def _predicate(term: Any, schema: TypeNode) -> Predicate:
 
 
 def _column(path: Any, schema: TypeNode, term: Any) -> TypeNode:
-    if not isinstance(path, str):
+    if not isinstance(path, str):  # as pyarrow's filters: names, never positions
         raise OrcError(f"filter {term!r}: the column must be a name, got {type(path).__name__}")
-    node: TypeNode | None = None
-    if schema.kind == "struct":
-        for child in schema.children:
-            if child.name == path:
-                node = child
-        if node is None and "." in path:
-            try:
-                found = schema.find(path)
-            except KeyError:
-                found = None
-            parents = []
-            p = found.parent if found is not None else None
-            while p is not None:
-                parents.append(p)
-                p = p.parent
-            if found is not None and all(p.kind == "struct" for p in parents):
-                node = found
-    elif path == "_col0":
-        node = schema
-    if node is None:
-        raise OrcError(f"filter {term!r}: no column {path!r} in the file")
-    if node.kind not in FILTERABLE:
+    try:
+        node = resolve_column(schema, path, through="structs")
+    except OrcError as exc:
+        raise OrcError(f"filter {term!r}: {exc}") from None
+    if node.kind not in FILTERABLE_KINDS:
         raise OrcError(f"filter {term!r}: column {path!r} is a {node.kind}; filters test primitive columns")
     return node
 
@@ -229,12 +220,21 @@ def _coerce(value: Any, node: TypeNode, term: Any) -> Any:
 
 
 def referenced_paths(filters: Filters | None) -> list[str]:
-    """Columns the filters test, each once, in first-use order."""
+    """Columns the filters test, each once, in first-use order, as the filters name them."""
     seen: dict[str, None] = {}
     for group in filters or []:
         for p in group:
             seen.setdefault(p.path, None)
     return list(seen)
+
+
+def tested_columns(filters: Filters | None) -> list[TypeNode]:
+    """The columns the filters test, each once, in first-use order."""
+    seen: dict[int, TypeNode] = {}
+    for group in filters or []:
+        for p in group:
+            seen.setdefault(p.node.column_id, p.node)
+    return list(seen.values())
 
 
 def describe(filters: Filters | None) -> str:

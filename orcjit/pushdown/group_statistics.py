@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from ..kernels import row_index as ri
-from ..schema import TypeNode
-from ..statistics import _date, _decimal, _timestamp
-from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Predicate
-from .prune import MAYBE, NO, RANGE_KINDS, YES, _comparable, widen_timestamps
+from ..statistics import date_of_days, decimal_of_text, timestamp_of_millis
+from ..types.kinds import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
+from ..types.schema import TypeNode
+from .filters import Predicate
+from .prune import MAYBE, NO, RANGE_KINDS, YES, comparable, widen_timestamps
 from .semantics import NULL_SATISFIES, is_nan
 
 __all__ = ["GroupStatistics"]
@@ -64,7 +65,7 @@ class GroupStatistics:
         elif kind in RANGE_KINDS:
             low, high, exact, usable = self.bounds()
             usable = usable & self.known & ~self.all_null
-            if usable.any() and all(_comparable(v, low[np.argmax(usable)]) for v in p.values):
+            if usable.any() and all(comparable(v, low[np.argmax(usable)]) for v in p.values):
                 with np.errstate(invalid="ignore"):  # NaN values compare False, as in Python, without a warning
                     on_values[usable] = _range(op, p.values, low[usable], high[usable], exact[usable], kind)
         # nulls keep "not in" from NO and every other op from YES (prune.with_nulls)
@@ -111,23 +112,23 @@ class GroupStatistics:
         elif kind == "decimal":
             mins, maxs = t.texts(ri.DECIMAL_MIN), t.texts(ri.DECIMAL_MAX)
             for g in np.flatnonzero(t.present[:, ri.DECIMAL]):
-                low[g] = None if mins[g] is None else _decimal(mins[g])
-                high[g] = None if maxs[g] is None else _decimal(maxs[g])
+                low[g] = None if mins[g] is None else decimal_of_text(mins[g])
+                high[g] = None if maxs[g] is None else decimal_of_text(maxs[g])
         elif kind == "date":
             for g in np.flatnonzero(t.present[:, ri.DATE]):
                 if t.present[g, ri.DATE_MIN]:
-                    low[g] = _date(int(t.value[g, ri.DATE_MIN]))
+                    low[g] = date_of_days(int(t.value[g, ri.DATE_MIN]))
                 if t.present[g, ri.DATE_MAX]:
-                    high[g] = _date(int(t.value[g, ri.DATE_MAX]))
+                    high[g] = date_of_days(int(t.value[g, ri.DATE_MAX]))
         elif kind in TIMESTAMP_KINDS:
             utc = kind == "timestamp with local time zone"
             for g in np.flatnonzero(t.present[:, ri.TIMESTAMP]):
                 if t.present[g, ri.TIMESTAMP_MIN_UTC]:
                     nanos = int(t.value[g, ri.TIMESTAMP_MIN_NANOS]) if t.present[g, ri.TIMESTAMP_MIN_NANOS] else None
-                    low[g] = _timestamp(int(t.value[g, ri.TIMESTAMP_MIN_UTC]), nanos, utc)
+                    low[g] = timestamp_of_millis(int(t.value[g, ri.TIMESTAMP_MIN_UTC]), nanos, utc)
                 if t.present[g, ri.TIMESTAMP_MAX_UTC]:
                     nanos = int(t.value[g, ri.TIMESTAMP_MAX_NANOS]) if t.present[g, ri.TIMESTAMP_MAX_NANOS] else None
-                    high[g] = _timestamp(
+                    high[g] = timestamp_of_millis(
                         int(t.value[g, ri.TIMESTAMP_MAX_UTC]), 1_000_000 if nanos is None else nanos, utc
                     )
         usable = np.fromiter((lo is not None and hi is not None for lo, hi in zip(low, high, strict=True)), bool, n)

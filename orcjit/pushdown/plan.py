@@ -3,20 +3,18 @@ groups (row index statistics and bloom filters). ``ORCFile.explain`` reports the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..compression import NONE
+from ..decode.seek import planned_ranges, read_row_positions, stream_plan
+from ..decode.streams import coalesce
 from ..errors import OrcError
-from ..reading.seek import ROW_INDEX, planned_ranges, read_row_positions, stream_plan
-from ..reading.streams import DATA_KINDS, coalesce
-from ..stripes import StripeFooterInfo
+from ..filemeta import FileMeta
+from ..stripes import DATA_KINDS, ROW_INDEX, StripeFooterInfo
 from .filters import Filters, describe
 from .prune import NAMES, NO, bloom_filters_trusted, evaluate, statistics_trusted
 from .rowgroups import RowGroupVerdict, evaluate_row_groups, kept_runs
-
-if TYPE_CHECKING:
-    from ..orcfile import ORCFile
 
 
 @dataclass
@@ -98,35 +96,33 @@ class Explanation:
         return "\n".join(lines)
 
 
-def decide(orc: ORCFile, filters: Filters | None, indices: list[int]) -> tuple[str, list[StripeDecision]]:
+def decide(meta: FileMeta, filters: Filters | None, indices: Sequence[int]) -> tuple[str, list[StripeDecision]]:
     """Decide each stripe in ``indices``: file statistics, stripe statistics, then row groups."""
-    stripes = orc.stripes
+    stripes = meta.stripes
     if not filters:
         return "maybe", [StripeDecision(i, stripes[i].rows, True) for i in indices]
-    writer, version = orc.writer, orc.writer_version_number
+    writer, version = meta.writer, meta.writer_version
 
     def trusted(kind: str) -> bool:
         return statistics_trusted(kind, writer, version)
 
-    use_bloom = bloom_filters_trusted(writer, orc.software_version)
-    file_stats = {s.column_id: s for s in orc.statistics}
-    file_verdict = evaluate(filters, file_stats, orc.nrows, trusted)
+    use_bloom = bloom_filters_trusted(writer, meta.software_version)
+    file_stats = {s.column_id: s for s in meta.statistics}
+    file_verdict = evaluate(filters, file_stats, meta.nrows, trusted)
     if file_verdict == NO:
         return NAMES[NO], [StripeDecision(i, stripes[i].rows, False, "file statistics") for i in indices]
     decisions = []
     for i in indices:
         stripe = stripes[i]
         try:
-            stats = {s.column_id: s for s in orc.stripe_statistics(i)}
+            stats = {s.column_id: s for s in meta.stripe_statistics(i)}
         except OrcError:
             stats = {}  # no stripe statistics: decide by row groups alone
         if stats and evaluate(filters, stats, stripe.rows, trusted) == NO:
             decisions.append(StripeDecision(i, stripe.rows, False, "stripe statistics"))
             continue
-        footer = orc.stripe_footer(i)
-        groups = evaluate_row_groups(
-            orc.source, orc._tail, stripe, footer, filters, orc.row_index_stride, writer, version, trusted, use_bloom
-        )
+        footer = meta.stripe_footer(i)
+        groups = evaluate_row_groups(meta, stripe, footer, filters, trusted, use_bloom)
         if groups is not None and not groups.keep.any():
             decisions.append(StripeDecision(i, stripe.rows, False, "row groups", groups, footer))
             continue
@@ -134,37 +130,36 @@ def decide(orc: ORCFile, filters: Filters | None, indices: list[int]) -> tuple[s
     return NAMES[file_verdict], decisions
 
 
-def explain(orc: ORCFile, filters: Filters | None, selected: set[int]) -> Explanation:
+def explain(meta: FileMeta, filters: Filters | None, selected: set[int]) -> Explanation:
     """Decide every stripe and total the bytes the read would fetch for the ``selected`` column ids."""
-    file_verdict, decisions = decide(orc, filters, list(range(orc.nstripes)))
+    file_verdict, decisions = decide(meta, filters, range(len(meta.stripes)))
     index_bytes = sum(d.row_groups.index_bytes for d in decisions if d.row_groups is not None)
     data = 0
     for d in decisions:
         if d.keep:
-            footer = d.footer or orc.stripe_footer(d.index)
-            data += orc.stripes[d.index].footer_length + _stripe_bytes(orc, d, footer, selected)
-    return Explanation(describe(filters), file_verdict, decisions, orc.file_size, data, index_bytes)
+            footer = d.footer or meta.stripe_footer(d.index)
+            data += meta.stripes[d.index].footer_length + _stripe_bytes(meta, d, footer, selected)
+    return Explanation(describe(filters), file_verdict, decisions, meta.tail.file_size, data, index_bytes)
 
 
-def _stripe_bytes(orc: ORCFile, d: StripeDecision, footer: StripeFooterInfo, selected: set[int]) -> int:
+def _stripe_bytes(meta: FileMeta, d: StripeDecision, footer: StripeFooterInfo, selected: set[int]) -> int:
     """What a read fetches of kept stripe ``d`` beyond its footer: the data streams of the ``selected`` columns,
     or, when it skips row groups, the row indexes it seeks with and the ranges each run of kept row groups starts
-    with (:func:`~orcjit.reading.seek.stream_plan`; a run that ends inside a long chunk fetches a little more)."""
+    with (:func:`~orcjit.decode.seek.stream_plan`; a run that ends inside a long chunk fetches a little more)."""
     groups = d.row_groups
     whole = coalesce((s.offset, s.length) for s in footer.streams if s.column in selected and s.kind in DATA_KINDS)
     if groups is None or groups.keep.all() or groups.stride <= 0:
         return sum(length for _, length in whole)
-    stripe = orc.stripes[d.index]
-    tail = orc._tail
-    nodes = [node for node in orc.schema.walk() if node.column_id in selected]
-    positions = read_row_positions(orc.source, tail, stripe, footer, nodes, groups.stride, groups.indexes)
+    stripe = meta.stripes[d.index]
+    tail = meta.tail
+    nodes = [node for node in meta.schema.walk() if node.column_id in selected]
+    positions = read_row_positions(meta.source, tail, stripe, footer, nodes, groups.stride, groups.indexes)
     if positions is None:
         return sum(length for _, length in whole)
     fetched_indexes = [s for s in footer.streams if s.kind == ROW_INDEX and s.column in selected]
     seek_indexes = sum(s.length for s in fetched_indexes if s.column not in groups.indexes)
-    compressed = tail.compression != NONE
     runs = [
-        stream_plan(footer, selected, positions, first, end, compressed, tail.block_size)
+        stream_plan(footer, selected, positions, first, end, meta.compressed, tail.block_size)
         for first, end in kept_runs(groups.keep)
     ]
     return seek_indexes + sum(length for plan in runs for _, length in planned_ranges(plan))

@@ -16,7 +16,8 @@ from typing import Any
 import pandas as pd
 
 from ..statistics import ColumnStatistics
-from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Filters, Predicate
+from ..types.kinds import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
+from .filters import Filters, Predicate
 from .semantics import NULL_SATISFIES, is_nan
 
 NO, MAYBE, YES = 0, 1, 2
@@ -117,7 +118,8 @@ def widen_timestamps(low: pd.Timestamp, high: pd.Timestamp) -> tuple[pd.Timestam
     return low, high
 
 
-def _comparable(value: Any, bound: Any) -> bool:
+def comparable(value: Any, bound: Any) -> bool:
+    """Whether a filter value and a statistics bound can be ordered against each other."""
     if isinstance(bound, bool) or bound is None:
         return False
     if isinstance(bound, (int, float, decimal.Decimal)):
@@ -158,7 +160,7 @@ def evaluate_predicate(p: Predicate, s: ColumnStatistics | None, rows: int) -> i
     if kind not in RANGE_KINDS:
         return MAYBE
     low, high, exact = _bounds(p, s)
-    if low is None or high is None or not all(_comparable(v, low) for v in p.values):
+    if low is None or high is None or not all(comparable(v, low) for v in p.values):
         return MAYBE
     return with_nulls(op, values_verdict(op, p.values, low, high, exact, kind in FLOAT_KINDS), no_nulls)
 

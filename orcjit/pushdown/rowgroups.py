@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import OrcError
+from ..filemeta import FileMeta
 from ..kernels.bloom import (
     bloom_filter_reliable,
     filters_may_contain,
@@ -16,13 +17,12 @@ from ..kernels.bloom import (
     read_bloom_filter_index,
 )
 from ..kernels.row_index import RowIndexTable, parse_row_index
-from ..stripes import StripeFooterInfo, StripeInfo
+from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX, StreamInfo, StripeFooterInfo, StripeInfo
 from ..tail import FileTail
-from .filters import INTEGER_KINDS, Filters, Predicate
+from ..types.kinds import INTEGER_KINDS
+from .filters import Filters, Predicate
 from .group_statistics import GroupStatistics
 from .prune import MAYBE, NO, YES
-
-ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8 = 6, 7, 8
 
 
 @dataclass
@@ -50,25 +50,24 @@ def kept_runs(keep: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _read_stream(source: Any, tail: FileTail, stripe: StripeInfo, s: Any) -> bytes:
+def read_index_stream(source: Any, tail: FileTail, stripe: StripeInfo, s: StreamInfo) -> bytes | memoryview:
+    """An index stream (row index, bloom filter index) of ``stripe``, decompressed."""
     raw = source.read(s.offset, s.length)
     what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"
     return tail.decompress_message(raw, what) if tail.compression else raw
 
 
 def evaluate_row_groups(
-    source: Any,
-    tail: FileTail,
+    meta: FileMeta,
     stripe: StripeInfo,
     footer: StripeFooterInfo,
     filters: Filters,
-    stride: int,
-    writer: str,
-    writer_version: int,
     trusted: Any,
     use_bloom: bool = True,
 ) -> RowGroupVerdict | None:
     """Decide each row group of ``stripe``; ``None`` when the stripe has no usable row index."""
+    source, tail, stride = meta.source, meta.tail, meta.stride
+    writer, writer_version = meta.writer, meta.writer_version
     if stride <= 0 or stripe.rows <= 0:
         return None
     groups = (stripe.rows + stride - 1) // stride
@@ -82,7 +81,7 @@ def evaluate_row_groups(
             continue
         what = f"{source.name}: stripe {stripe.index}, column {column}"
         # an index that does not describe this stripe's row groups says nothing
-        table = parse_row_index(_read_stream(source, tail, stripe, s), what, entries=groups)
+        table = parse_row_index(read_index_stream(source, tail, stripe, s), what, entries=groups)
         index_bytes += s.length
         if table is not None:
             parsed[column] = table
@@ -104,7 +103,7 @@ def evaluate_row_groups(
                 continue
             try:
                 what = f"{source.name}: stripe {stripe.index}, column {column} bloom filter index"
-                stacked = read_bloom_filter_index(_read_stream(source, tail, stripe, s), what)
+                stacked = read_bloom_filter_index(read_index_stream(source, tail, stripe, s), what)
             except OrcError:
                 continue  # a filter that cannot be read rules nothing out
             index_bytes += s.length

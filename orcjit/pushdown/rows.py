@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels.decimal import decimal128_to_objects
+from ..convert.decimals import decimal_objects
+from ..decode.vector import ColumnVector
 from ..kernels.strings import compare_strings
-from ..reading.vector import ColumnVector
-from .filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS, Filters, Predicate
+from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
+from .filters import Filters, Predicate
 from .semantics import float_membership, with_null_rows
 
 _EPOCH_DAY = np.datetime64("1970-01-01", "D")
@@ -35,7 +36,7 @@ def predicate_mask(p: Predicate, vec: ColumnVector) -> np.ndarray:
         valid = vec.valid if vec.valid is not None else np.ones(vec.length, dtype=np.bool_)
         return ~valid if p.op == "is null" else valid.copy()
     kind = p.node.kind
-    if kind in STRING_KINDS or kind == "binary":
+    if kind in BYTES_KINDS:
         mask = _strings(p, vec)
     elif kind == "decimal":
         mask = _decimals(p, vec)
@@ -147,7 +148,7 @@ def _strings(p: Predicate, vec: ColumnVector) -> np.ndarray:
 
 
 def _decimals(p: Predicate, vec: ColumnVector) -> np.ndarray:
-    scale = p.node.scale or 0
+    scale = p.node.decimal_scale
     lo = vec.values[:, 0]
     hi = vec.values[:, 1]
     factor = decimal.Decimal(10) ** scale
@@ -158,7 +159,7 @@ def _decimals(p: Predicate, vec: ColumnVector) -> np.ndarray:
             members = [int(s) for s in scaled if s == s.to_integral_value() and -(2**63) <= s < 2**63]
             return _set(p.op, lo, members)
         return _integral(p.op, lo, scaled[0])
-    objects = decimal128_to_objects(hi, lo.view(np.uint64), scale)
+    objects = decimal_objects(vec.values, scale)
     if p.op in ("in", "not in"):
         members = set(p.values)
         inside = np.fromiter((o in members for o in objects), dtype=bool, count=len(objects))

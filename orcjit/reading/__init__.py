@@ -1,6 +1,13 @@
-"""Reading rows: stripe streams -> column vectors -> Arrow arrays or pandas columns.
+"""The scan: planning and executing a read, and handing its result over as a DataFrame or an Arrow table.
 
-Layers, as in Apache ORC C++: :mod:`.streams` fetches and decompresses the byte ranges of the selected columns,
-:mod:`.columns` decodes them with the kernels into :class:`~.vector.ColumnVector` (Arrow's memory layout in numpy
-arrays), :mod:`.arrow` and :mod:`.frame` turn those into what the user asked for.
+- :mod:`.options`: :class:`~.options.ReadOptions`, every read's arguments, checked once;
+- :mod:`.plan`: the columns a read returns and decodes, its filters, and the runs of rows to decode (whole
+  stripes, row-group runs that pruning kept, or a range of rows);
+- :mod:`.scan`: the runs times groups of columns on a thread pool, decoded into result arrays allocated once,
+  with a progress bar; :func:`~.scan.decode_run`, the one way rows are decoded;
+- :mod:`.result`: the scanned columns as a DataFrame or ``pyarrow.Table``, filtered.
+
+It may import what lies below it: :mod:`orcjit.filemeta`, :mod:`orcjit.decode`, :mod:`orcjit.pushdown`,
+:mod:`orcjit.convert`, :mod:`orcjit.types`, :mod:`orcjit.encryption` and :mod:`orcjit.progress`; the API
+(:class:`orcjit.ORCFile`, :func:`orcjit.read_orc`) sits on top of it and nothing here imports the API.
 """

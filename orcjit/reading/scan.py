@@ -1,81 +1,175 @@
-"""A read as tasks on a thread pool: runs of rows (whole stripes, or the row groups pruning kept) times groups of
-top-level columns, each decoded into its place in result arrays allocated once for the whole read.
+"""Executing a read: runs of rows (whole stripes, or the row groups pruning kept) times groups of top-level
+columns, as tasks on a thread pool, each decoded into its place in result arrays allocated once for the whole read.
 
 The kernels release the GIL (``nogil=True``) and so do the codecs, so tasks decode in parallel. Each task fetches,
 decompresses and decodes its own streams and drops them when it is done: besides the result, memory holds the
-streams of at most one task per worker.
+streams of at most one task per worker. :func:`decode_run` is the one way anything decodes rows.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
-from ..errors import OrcError
-from ..schema import TypeNode
-from ..stripes import StripeFooterInfo, StripeInfo
-from .columns import ReadContext, read_column
-from .limits import allocate
-from .seek import Positions, read_stripe_rows
-from .streams import read_stripe_streams
-from .vector import ColumnVector
+from ..decode.columns import ReadContext, read_column
+from ..decode.limits import allocate
+from ..decode.seek import read_stripe_rows
+from ..decode.streams import read_stripe_streams
+from ..decode.vector import ColumnVector, find_vector, prune_vector
+from ..filemeta import FileMeta
+from ..progress import StripeProgress, stripe_progress
+from ..pushdown.plan import StripeDecision, decide
+from ..pushdown.rows import filters_mask
+from ..types.kinds import KINDS
+from ..types.resolve import Selection
+from ..types.schema import TypeNode
+from .options import ReadOptions
+from .plan import ReadPlan, Run, stripe_runs
+
+__all__ = ["Scanned", "allocate_outputs", "decode_run", "field_groups", "run_tasks", "scan_runs", "scan_stripes"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-# the values array each fixed-width kind decodes into: dtype, and values per slot (decimals: two int64 lanes)
-FIXED_WIDTH: dict[str, tuple[Any, int]] = {
-    "boolean": (np.bool_, 1),
-    "tinyint": (np.int8, 1),
-    "smallint": (np.int16, 1),
-    "int": (np.int32, 1),
-    "bigint": (np.int64, 1),
-    "float": (np.float32, 1),
-    "double": (np.float64, 1),
-    "date": (np.int32, 1),
-    "timestamp": (np.int64, 1),
-    "timestamp with local time zone": (np.int64, 1),
-    "decimal": (np.int64, 2),
-}
-
 
 @dataclass
-class Run:
-    """Rows ``[first, first + count)`` of one stripe, decoded as one piece; ``start`` is where they go in the
-    read's result. ``positions`` is set when the run is entered by row group through the row index."""
+class Scanned:
+    """What a read decoded: each output field's vectors (one per run of rows, or one for the whole read), where
+    each run starts in the file and how many rows it holds, and the filters' exact row masks per run."""
 
-    stripe: StripeInfo
-    first: int
-    count: int
-    footer: StripeFooterInfo
-    positions: Positions | None = None
-    start: int = 0
+    output: Selection
+    filtered: bool
+    columns: list[list[ColumnVector]] = field(default_factory=list)
+    first_rows: list[int] = field(default_factory=list)
+    row_counts: list[int] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
 
-    @property
-    def whole_stripe(self) -> bool:
-        return self.positions is None and self.first == 0 and self.count == self.stripe.rows
+    def mask(self) -> np.ndarray:
+        """The rows that satisfy the filters, over every run."""
+        return np.concatenate(self.masks) if self.masks else np.zeros(0, dtype=bool)
 
 
-def workers_for(use_threads: bool, max_workers: int | None) -> int:
-    """How many threads a read uses: ``max_workers``, else one per CPU this process may run on."""
-    positive = isinstance(max_workers, int) and not isinstance(max_workers, bool) and max_workers >= 1
-    if max_workers is not None and not positive:
-        raise OrcError(f"max_workers must be a positive int, got {max_workers!r}")
-    if not isinstance(use_threads, bool):
-        raise OrcError(f"use_threads must be True or False, got {use_threads!r}")
-    if not use_threads:
-        return 1
-    if max_workers is not None:
-        return max_workers
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+def scan_stripes(meta: FileMeta, plan: ReadPlan, indices: Sequence[int], options: ReadOptions) -> Scanned:
+    """Decode what ``plan``'s filters keep of stripes ``indices``, with ``options``' threads and progress bar
+    (over the stripes pruning kept)."""
+    _, decisions = decide(meta, plan.pruning, indices)
+    kept = [d for d in decisions if d.keep]
+    if not options.progress:
+        return _scan_kept(meta, plan, kept, options, None)
+    with stripe_progress(len(kept), meta.name) as bar:
+        return _scan_kept(meta, plan, kept, options, bar)
+
+
+def _scan_kept(
+    meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions, bar: StripeProgress | None
+) -> Scanned:
+    if plan.decode.fields:
+        runs = [run for d in kept for run in stripe_runs(meta, d, plan.decode)]
+    else:  # rows only: no stripe footer is needed to count them
+        runs = [Run(meta.stripes[d.index], 0, d.rows, None) for d in kept]
+    return scan_runs(meta, runs, plan, options.dictionary_as_category, options.workers, bar)
+
+
+def scan_runs(
+    meta: FileMeta,
+    runs: list[Run],
+    plan: ReadPlan,
+    dictionary_as_category: bool,
+    workers: int,
+    bar: StripeProgress | None = None,
+) -> Scanned:
+    """Decode ``runs`` of the columns ``plan`` decodes on ``workers`` threads: the output columns' vectors and the
+    rows its filters keep; ``bar`` advances as each stripe's last task finishes."""
+    output, decode, predicates = plan.output, plan.decode, plan.predicates
+    got = Scanned(output, bool(predicates))
+    total = 0
+    for run in runs:
+        run.start = total
+        total += run.count
+    got.first_rows = [r.stripe.first_row + r.first for r in runs]
+    got.row_counts = [r.count for r in runs]
+    if not decode.fields:
+        # no columns to read, only rows to count
+        if bar is not None:
+            bar.advance(len({r.stripe.index for r in runs}))
+        return got
+    outputs = allocate_outputs(output.fields, total, runs, meta.name)
+    root = meta.schema.column_id
+    groups = [
+        {root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected}
+        for g in field_groups(decode.fields, len(runs), workers)
+    ]
+
+    def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
+        run, selected = job
+        slices = {i: out[run.start : run.start + run.count] for i, out in outputs.items() if i in selected}
+        vectors = decode_run(meta, run, selected, dictionary_as_category, slices)
+        for i, target in slices.items():
+            values = vectors[i].values
+            if values is not None and values is not target:  # decoded elsewhere (a root with nulls)
+                np.copyto(target, values)
+        if bar is not None:
+            bar.task_done(run.stripe.index)
+        return vectors
+
+    jobs = [(run, selected) for run in runs for selected in groups]
+    if bar is not None:
+        bar.expect(run.stripe.index for run, _ in jobs)
+    decoded = run_tasks(task, jobs, workers)
+    per_run = [
+        {k: v for part in decoded[i * len(groups) : (i + 1) * len(groups)] for k, v in part.items()}
+        for i in range(len(runs))
+    ]
+    for node in output.fields:
+        column_id = node.column_id
+        if column_id in outputs:
+            chunks = [vectors[column_id] for vectors in per_run]
+            valid = None
+            if any(c.valid is not None for c in chunks):
+                valid = np.concatenate([np.ones(c.length, bool) if c.valid is None else c.valid for c in chunks])
+            got.columns.append([ColumnVector(node, total, valid, values=outputs[column_id])])
+        else:
+            got.columns.append([prune_vector(vectors[column_id], output.selected) for vectors in per_run])
+    if predicates:
+        for run, vectors in zip(runs, per_run, strict=True):
+            tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
+            got.masks.append(filters_mask(predicates, tested_vectors, run.count))
+    return got
+
+
+def decode_run(
+    meta: FileMeta, run: Run, selected: set[int], dictionary_as_category: bool, outputs: dict[int, np.ndarray]
+) -> dict[int, ColumnVector]:
+    """Decode the ``selected`` columns of ``run``: the vectors of the root's fields by column id (the root itself
+    when it is not a struct). Fixed-width top-level columns whose id is in ``outputs`` are decoded into those
+    arrays (the run's slices of the result)."""
+    footer = run.footer if run.footer is not None else meta.stripe_footer(run.stripe.index)
+    if run.whole_stripe:
+        streams = read_stripe_streams(meta.source, meta.tail, run.stripe, footer, selected)
+        ctx = ReadContext(streams, selected, dictionary_as_category, outputs)
+        root = read_column(ctx, meta.schema, run.stripe.rows)
+    else:
+        root = read_stripe_rows(
+            meta.source,
+            meta.tail,
+            run.stripe,
+            footer,
+            meta.schema,
+            selected,
+            run.first,
+            run.count,
+            run.positions,
+            meta.stride,
+            dictionary_as_category,
+            outputs,
+        )
+    if meta.schema.kind != "struct":
+        return {meta.schema.column_id: root}
+    return {vec.node.column_id: vec for vec in root.children}
 
 
 def allocate_outputs(
@@ -93,11 +187,11 @@ def allocate_outputs(
     """
     outputs = {}
     for node in fields:
-        spec = FIXED_WIDTH.get(node.kind)
-        if spec is not None:
-            dtype, lanes = spec
+        kind = KINDS[node.kind]
+        if kind.fixed_width:
             what = f"{name + ': ' if name else ''}{_declared(total, runs)}; column {node.column_id} ({node.kind})"
-            outputs[node.column_id] = allocate((total, lanes) if lanes > 1 else total, dtype, what)
+            shape = (total, kind.lanes) if kind.lanes > 1 else total
+            outputs[node.column_id] = allocate(shape, kind.dtype, what)
     return outputs
 
 
@@ -115,38 +209,6 @@ def field_groups(fields: Sequence[TypeNode], runs: int, workers: int) -> list[li
     if workers <= 1 or runs >= 2 * workers or len(fields) <= 1:
         return [list(fields)]
     return [[f] for f in fields]
-
-
-def decode_run(
-    source: Any,
-    tail: Any,
-    schema: TypeNode,
-    run: Run,
-    selected: set[int],
-    stride: int,
-    dictionary_as_category: bool,
-    outputs: dict[int, np.ndarray],
-) -> ColumnVector:
-    """Decode the ``selected`` columns of ``run``: the root's vector. Fixed-width top-level columns whose id is in
-    ``outputs`` are decoded into those arrays (the run's slices of the result)."""
-    if run.whole_stripe:
-        streams = read_stripe_streams(source, tail, run.stripe, run.footer, selected)
-        ctx = ReadContext(streams, selected, dictionary_as_category, outputs)
-        return read_column(ctx, schema, run.stripe.rows)
-    return read_stripe_rows(
-        source,
-        tail,
-        run.stripe,
-        run.footer,
-        schema,
-        selected,
-        run.first,
-        run.count,
-        run.positions,
-        stride,
-        dictionary_as_category,
-        outputs,
-    )
 
 
 def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], workers: int) -> list[R]:

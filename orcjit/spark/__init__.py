@@ -64,9 +64,9 @@ from .datasource import (  # noqa: E402
     OrcjitReader,
     pushdown_enabled,
     register,
-    resolve_paths,
     reuses_planned_reads,
 )
+from .paths import resolve_paths  # noqa: E402
 from .types import arrow_schema, spark_schema, to_spark_batches  # noqa: E402
 
 __all__ = [

@@ -55,15 +55,12 @@ takes no filters at all (Spark filters the rows, every stripe is read) and :func
 
 from __future__ import annotations
 
-import fnmatch
-import glob
 import json
 import logging
 import math
 import os
 import re
 import sys
-import zoneinfo
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -75,7 +72,10 @@ from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from .types import arrow_schema, spark_schema, to_spark_batches, top_level_fields
+from ..types.resolve import top_level_fields
+from .paths import DEFAULT_GLOB, resolve_paths
+from .types import arrow_schema, spark_schema, to_spark_batches
+from .zones import check_zone, jvm_time_zone, local_zone, zone_name
 
 if TYPE_CHECKING:
     from pyspark.sql.datasource import Filter  # PySpark 4.1+
@@ -90,7 +90,6 @@ __all__ = [
     "plan_partitions",
     "pushdown_enabled",
     "register",
-    "resolve_paths",
     "reuses_planned_reads",
 ]
 
@@ -106,111 +105,8 @@ REUSED_READ_MESSAGE = (
     "would then get the earlier query's rows; so orcjit takes no filters from it: Spark filters the rows and every "
     "stripe is read. orcjit.spark.helpers.read_files(filters=...) in mapInPandas skips stripes."
 )
-DEFAULT_GLOB = "*.orc"
 
 _logged_pushdown_off = False  # in this process: the planning workers say it once each
-
-
-# -- paths -----------------------------------------------------------------------------------------------------------
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith(("_", "."))
-
-
-def _local(path: str) -> str | None:
-    """The local path of ``path``, or None for a URL fsspec must handle."""
-    if path.startswith("file://"):
-        return path[len("file://") :]
-    if path.startswith("file:"):
-        return path[len("file:") :]
-    return None if "://" in path else path
-
-
-def _list_local(root: str, pattern: str) -> list[str]:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not _hidden(d))
-        found += [os.path.join(folder, f) for f in sorted(files) if not _hidden(f) and fnmatch.fnmatch(f, pattern)]
-    return found
-
-
-def _resolve_local(path: str, pattern: str) -> list[str]:
-    if glob.has_magic(path):
-        matches = sorted(glob.glob(path))
-        if not matches:
-            raise FileNotFoundError(f"orcjit: no path matches {path!r}")
-        out: list[str] = []
-        for match in matches:
-            if os.path.isdir(match):
-                out += _list_local(match, pattern)
-            elif not _hidden(os.path.basename(match)):
-                out.append(match)
-        return out
-    if os.path.isdir(path):
-        return _list_local(path, pattern)
-    if os.path.isfile(path):
-        return [path]
-    raise FileNotFoundError(f"orcjit: path does not exist: {path!r}")
-
-
-def _resolve_url(url: str, pattern: str) -> list[str]:
-    import fsspec
-
-    fs, path = fsspec.core.url_to_fs(url)
-    if glob.has_magic(path):
-        matches = sorted(fs.glob(path))
-        if not matches:
-            raise FileNotFoundError(f"orcjit: no path matches {url!r}")
-    elif fs.exists(path):
-        matches = [path]
-    else:
-        raise FileNotFoundError(f"orcjit: path does not exist: {url!r}")
-    out = []
-    for match in matches:
-        if fs.isdir(match):
-            for found in sorted(fs.find(match)):
-                parts = found[len(match) :].strip("/").split("/")
-                if not any(_hidden(p) for p in parts) and fnmatch.fnmatch(parts[-1], pattern):
-                    out.append(fs.unstrip_protocol(found))
-        elif not _hidden(match.rstrip("/").rsplit("/", 1)[-1]):
-            out.append(fs.unstrip_protocol(match))
-    return out
-
-
-def resolve_paths(paths: Sequence[str], pattern: str = DEFAULT_GLOB) -> list[str]:
-    """The files to read for ``paths``: files as given, directories listed recursively, globs expanded.
-
-    Parameters
-    ----------
-    paths : sequence of str
-        Files, directories or glob patterns; local paths, ``file:`` URLs or URLs fsspec knows.
-    pattern : str
-        Names of the files taken from directories (``fnmatch``); names starting with ``_`` or ``.`` are skipped,
-        and so are such directories.
-
-    Returns
-    -------
-    list of str
-        Without duplicates, in the order found (each directory and glob sorted).
-
-    Raises
-    ------
-    FileNotFoundError
-        If a path does not exist, a glob matches nothing, or no file is found at all.
-    """
-    out: list[str] = []
-    for path in paths:
-        local = _local(str(path))
-        found = _resolve_local(local, pattern) if local is not None else _resolve_url(str(path), pattern)
-        out += [f for f in found if f not in out]
-    if not out:
-        shown = ", ".join(repr(str(p)) for p in paths)
-        raise FileNotFoundError(f"orcjit: no ORC files (names matching {pattern!r}) found in {shown}")
-    return out
-
-
-# -- options ---------------------------------------------------------------------------------------------------------
 
 
 def _option(options: Mapping[str, str], name: str, defaults: Mapping[str, str] | None = None) -> str | None:
@@ -257,53 +153,6 @@ def _columns(options: Mapping[str, str]) -> list[str] | None:
     if not columns:
         raise OrcError(f"orcjit: option columns={text!r} names no column")
     return columns
-
-
-def _check_zone(name: str) -> str:
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise OrcError(f"orcjit: unknown time zone {name!r} (use a name such as 'America/Los_Angeles')") from None
-    return name
-
-
-_OFFSET_ZONE = re.compile(r"^(?:GMT|UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$")
-
-
-def _zone_name(name: str | None) -> str | None:
-    """``name`` as a zone name Python knows (Java's ``GMT+08:00`` as ``Etc/GMT-8``), or None."""
-    if not name:
-        return None
-    match = _OFFSET_ZONE.match(name.strip())
-    if match:
-        sign, hours, minutes = match.groups()
-        if minutes not in (None, "00"):
-            return None
-        name = "UTC" if int(hours) == 0 else f"Etc/GMT{'-' if sign == '+' else '+'}{int(hours)}"
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return None
-    return name
-
-
-def _local_zone() -> str:
-    """The Python process's time zone name, as the JVM finds its default: ``TZ``, then ``/etc/localtime``."""
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
-    try:
-        target = os.path.realpath("/etc/localtime")
-        if "zoneinfo/" in target:
-            candidates.append(target.split("zoneinfo/", 1)[1])
-    except OSError:
-        pass
-    for name in candidates:
-        if name:
-            try:
-                zoneinfo.ZoneInfo(name)
-                return name
-            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-                continue
-    return "UTC"
 
 
 # -- pushdown --------------------------------------------------------------------------------------------------------
@@ -465,7 +314,7 @@ class OrcjitReader(DataSourceReader):
         self.files = list(files)
         self.schema = schema
         self.columns = schema.fieldNames()
-        self.time_zone = _check_zone(time_zone)
+        self.time_zone = check_zone(time_zone)
         self.max_partitions = partitions
         self.bytes_per_partition = bytes_per_partition
         self.filters: list[list[tuple[str, str, Any]]] | None = None
@@ -494,7 +343,7 @@ class OrcjitReader(DataSourceReader):
                 self._check_schema(path, f)
                 indices = list(range(f.nstripes))
                 if self.filters and indices:
-                    _, decisions = decide(f, normalize_filters(self.filters, f.schema), indices)
+                    _, decisions = decide(f.meta, normalize_filters(self.filters, f.schema), indices)
                     indices = [d.index for d in decisions if d.keep]
                 stripes = f.stripes
                 units += [(path, i, stripes[i].data_length) for i in indices]
@@ -574,7 +423,7 @@ class OrcjitDataSource(DataSource):
         """A reader for ``schema``: :class:`OrcjitPushdownReader` when Spark plans to push filters and may do so
         safely (see the module docstring), else :class:`OrcjitReader`."""
         defaults = type(self).defaults
-        zone = _option(self.options, "timeZone", defaults) or _local_zone()
+        zone = _option(self.options, "timeZone", defaults) or local_zone()
         partitions = _positive_int(self.options, "partitions", defaults) or os.cpu_count() or 1
         per_partition = None
         if _option(self.options, "partitions") is None:
@@ -589,19 +438,6 @@ class OrcjitDataSource(DataSource):
             elif state:
                 cls = OrcjitPushdownReader
         return cls(self._files(), schema, time_zone=zone, partitions=partitions, bytes_per_partition=per_partition)
-
-
-def _jvm_time_zone(spark: Any) -> str | None:
-    """The driver JVM's default time zone, which Spark's ORC reader reads ``timestamp`` wall clocks in."""
-    try:
-        return str(spark._jvm.java.util.TimeZone.getDefault().getID())
-    except Exception:
-        pass  # Spark Connect: no JVM gateway here; ask through SQL
-    try:
-        row = spark.sql("SELECT java_method('java.lang.System', 'getProperty', 'user.timezone') AS zone").first()
-        return str(row[0]) if row and row[0] else None
-    except Exception:
-        return None
 
 
 def _default_parallelism(spark: Any) -> int | None:
@@ -642,10 +478,10 @@ def register(spark: Any, *, time_zone: str | None = None) -> type[OrcjitDataSour
     >>> spark.read.format("orcjit").option("columns", "id,name").load("/data/events/").show()  # doctest: +SKIP
     """
     if time_zone is not None:
-        zone = _check_zone(time_zone)
+        zone = check_zone(time_zone)
     else:
-        candidates = [_jvm_time_zone(spark), str(spark.conf.get("spark.sql.session.timeZone", "UTC"))]
-        zone = next((z for z in map(_zone_name, candidates) if z), "UTC")
+        candidates = [jvm_time_zone(spark), str(spark.conf.get("spark.sql.session.timeZone", "UTC"))]
+        zone = next((z for z in map(zone_name, candidates) if z), "UTC")
     reused = reuses_planned_reads(str(spark.version))  # the JVM's version: the planned read is kept there
     defaults = {"timeZone": zone, "reusesPlannedReads": "true" if reused else "false"}
     parallelism = _default_parallelism(spark)

@@ -122,9 +122,10 @@ from pyspark.sql.datasource import (
 )
 
 from ..errors import OrcError
-from ..pushdown.filters import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, normalize_filters
-from ..schema import TypeNode
 from ..timezones import ORC_JAVA, TimeZoneError, ZoneRules, orc_epoch_seconds, zone_rules
+from ..types.kinds import FILTERABLE_KINDS, FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS
+from ..types.resolve import field_path, resolve_column
+from ..types.schema import TypeNode
 
 __all__ = ["MAX_CONJUNCTIONS", "prefix_successor", "translate"]
 
@@ -344,25 +345,15 @@ def _column(attribute: Any, schema: TypeNode) -> tuple[str, TypeNode]:
     """The orcjit name of a Spark column path and its node, if orcjit's name means exactly that field."""
     if not isinstance(attribute, tuple) or not attribute or not all(isinstance(p, str) for p in attribute):
         raise _Reject
-    if schema.kind == "struct":
-        node = schema
-        for part in attribute:
-            if node.kind != "struct":
-                raise _Reject
-            matches = [c for c in node.children if c.name == part]
-            if len(matches) != 1:
-                raise _Reject
-            node = matches[0]
-    elif attribute == ("_col0",):
-        node = schema  # a file whose root is not a struct: orcjit names its one column _col0
-    else:
-        raise _Reject
+    node = field_path(schema, attribute)
+    if node is None or node.kind not in FILTERABLE_KINDS:
+        raise _Reject  # no such field, a name two fields share, or not primitive
     name = ".".join(attribute)
     try:
-        resolved = normalize_filters([[(name, "is null")]], schema)
+        resolved = resolve_column(schema, name, through="structs")
     except OrcError:
-        raise _Reject from None  # not primitive, or orcjit cannot name it
-    if resolved is None or resolved[0][0].node is not node:
+        raise _Reject from None  # orcjit cannot name it
+    if resolved is not node:
         raise _Reject  # the dotted name means another field to orcjit
     return name, node
 

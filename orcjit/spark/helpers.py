@@ -72,9 +72,11 @@ from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from ..schema import TypeNode
-from .datasource import DEFAULT_GLOB, _check_zone, _jvm_time_zone, _local_zone, resolve_paths
-from .types import arrow_schema, spark_schema, to_spark_batches, top_level_fields
+from ..types.resolve import top_level_fields
+from ..types.schema import TypeNode
+from .paths import DEFAULT_GLOB, resolve_paths
+from .types import arrow_schema, spark_schema, to_spark_batches
+from .zones import check_zone, jvm_time_zone, local_zone
 
 __all__ = [
     "files_schema",
@@ -195,14 +197,14 @@ def _reader_zone(time_zone: str | None) -> str:
     """The zone ORC ``timestamp`` wall clocks are read in: given, else the driver JVM's default zone (what
     ``spark.read.orc`` uses), else the session's, else this process's."""
     if time_zone:
-        return _check_zone(time_zone)
+        return check_zone(time_zone)
     from pyspark.sql import SparkSession
 
     spark = SparkSession.getActiveSession()
-    zone = _jvm_time_zone(spark) if spark is not None else None
+    zone = jvm_time_zone(spark) if spark is not None else None
     if not zone and spark is not None:
         zone = str(spark.conf.get("spark.sql.session.timeZone"))
-    return _check_zone(zone or _local_zone())
+    return check_zone(zone or local_zone())
 
 
 class _StripeReader:
@@ -476,7 +478,7 @@ def _may_hold(path: str, column: str, value: Any) -> bool:
             predicates = normalize_filters([(column, "==", value)], f.schema)
         except ValueError as exc:
             raise OrcError(f"{path}: {exc}") from None
-        _, decisions = decide(f, predicates, list(range(f.nstripes)))
+        _, decisions = decide(f.meta, predicates, range(f.nstripes))
         return any(d.keep for d in decisions)
 
 

@@ -82,10 +82,9 @@ from pyspark.sql.types import (
 )
 
 from ..errors import OrcError
-from ..reading.columns import DEFAULT_DECIMAL
-from ..reading.frame import ROOT_COLUMN_NAME
-from ..schema import TypeNode
 from ..timezones import IANA, ORC_JAVA, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
+from ..types.resolve import resolve_column, top_level_fields
+from ..types.schema import TypeNode
 
 __all__ = [
     "CATALYST_TYPE",
@@ -98,7 +97,6 @@ __all__ = [
     "spark_schema",
     "spark_type",
     "to_spark_batches",
-    "top_level_fields",
 ]
 
 CATALYST_TYPE = "spark.sql.catalyst.type"  # the type attribute Spark's ORC writer stores
@@ -156,9 +154,7 @@ def spark_type(node: TypeNode) -> DataType:
             return _day_time_interval(words)
         return LongType()
     if kind == "decimal":
-        precision = node.precision or DEFAULT_DECIMAL[0]
-        scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
-        return DecimalType(precision, scale)
+        return DecimalType(node.decimal_precision, node.decimal_scale)
     if kind == "array":
         return ArrayType(spark_type(node.children[0]), containsNull=True)
     if kind == "map":
@@ -192,14 +188,6 @@ def spark_field(node: TypeNode, name: str) -> StructField:
     return StructField(name, spark_type(node), True, metadata or None)
 
 
-def top_level_fields(schema: TypeNode) -> list[tuple[str, TypeNode]]:
-    """The columns of a file as orcjit reads them: ``(name, node)`` of each field of the root struct, or
-    ``("_col0", root)`` when the root is not a struct."""
-    if schema.kind != "struct":
-        return [(ROOT_COLUMN_NAME, schema)]
-    return [(child.name or "", child) for child in schema.children]
-
-
 def spark_schema(schema: TypeNode, columns: Sequence[str] | None = None) -> StructType:
     """The Spark schema of an ORC file: its top-level columns in file order, or in the order of ``columns``.
 
@@ -228,12 +216,14 @@ def spark_schema(schema: TypeNode, columns: Sequence[str] | None = None) -> Stru
     fields = top_level_fields(schema)
     if columns is None:
         return StructType([spark_field(node, name) for name, node in fields])
-    by_name = dict(fields)
+    top = {id(node) for _, node in fields}
     out = []
     for name in columns:
-        if name not in by_name:
-            raise OrcError(f"column {name!r} is not in the file; its columns are {', '.join(by_name)}")
-        out.append(spark_field(by_name[name], name))
+        node = resolve_column(schema, name)
+        if id(node) not in top:
+            names = ", ".join(n for n, _ in fields)
+            raise OrcError(f"column {name!r} is not a top-level column; the file's are {names}")
+        out.append(spark_field(node, name))
     if len({f.name for f in out}) != len(out):
         raise OrcError(f"columns {list(columns)!r} name a column twice")
     return StructType(out)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..schema import TypeNode
+from ..types.schema import TypeNode
 
 
 @dataclass

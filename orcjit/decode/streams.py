@@ -12,7 +12,7 @@ result.
 
 Past the bound, a hostile file's chunks could expand a few hundred bytes each to a whole block of up to 8 MiB
 (3.3 GB from a file of 138 KB): such a stream is decompressed as far as the bound allows, and the rest only as
-decoding reaches it, through a :class:`~orcjit.reading.cursor.StreamCursor`, so chunks past the stripe's values
+decoding reaches it, through a :class:`~orcjit.decode.cursor.StreamCursor`, so chunks past the stripe's values
 are never decompressed.
 """
 
@@ -27,22 +27,30 @@ import numpy as np
 from .._proto import orc_proto_pb2 as pb
 from ..compression import EAGER_RATIO, NONE, decompress_head, decompress_stream, stream_capacity
 from ..errors import OrcError
-from ..stripes import ColumnEncodingInfo, StripeFooterInfo, StripeInfo, stream_kind_name
+from ..stripes import (
+    DATA,
+    DATA_KINDS,
+    DICTIONARY_COUNT,
+    DICTIONARY_DATA,
+    DICTIONARY_ENCODINGS,
+    ENCRYPTED_DATA,
+    ENCRYPTED_INDEX,
+    INDEX_KINDS,
+    ColumnEncodingInfo,
+    StripeFooterInfo,
+    StripeInfo,
+    stream_kind_name,
+)
 from ..tail import FileTail
 from .cursor import StreamCursor, ValueStream
 
-# stream kinds the row readers use (indexes and bloom filters are read by pushdown, not here)
-PRESENT, DATA, LENGTH, DICTIONARY_DATA, DICTIONARY_COUNT, SECONDARY = 0, 1, 2, 3, 4, 5
-DATA_KINDS = frozenset({PRESENT, DATA, LENGTH, DICTIONARY_DATA, SECONDARY})
-INDEX_KINDS = frozenset({6, 7, 8})  # ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8
-KNOWN_KINDS = DATA_KINDS | INDEX_KINDS | {DICTIONARY_COUNT, 9, 10}  # 9, 10: encrypted index/data areas
+KNOWN_KINDS = DATA_KINDS | INDEX_KINDS | {DICTIONARY_COUNT, ENCRYPTED_INDEX, ENCRYPTED_DATA}
 
 EMPTY = np.frombuffer(b"", dtype=np.uint8)
 
 # what a stream may decompress to at once (see the module docstring)
 EAGER_FLOOR = 1 << 20
 BYTES_PER_VALUE = 32
-DICTIONARY_ENCODINGS = frozenset({1, 3})  # DICTIONARY, DICTIONARY_V2
 STRING_TYPES = frozenset({pb.Type.STRING, pb.Type.VARCHAR, pb.Type.CHAR, pb.Type.BINARY})
 REPEATED_TYPES = frozenset({pb.Type.LIST, pb.Type.MAP})
 

@@ -1,10 +1,10 @@
 """Decoding part of a stripe: rows ``[first, first + count)``, entered at a row group with the row index.
 
 The row index gives, per column and row group, where each of the column's streams stands at the group's first row
-(:mod:`orcjit.reading.positions`). To decode rows from group ``g`` on, each stream of each selected column is
+(:mod:`orcjit.decode.positions`). To decode rows from group ``g`` on, each stream of each selected column is
 fetched from its position at ``g`` (the compression chunk holding it) to about its position at the group after
 the last one needed, decompressed from that chunk on, and read by the kernels from the position's offset after
-skipping the values it says belong to earlier rows (:mod:`orcjit.reading.cursor`). Nested columns are entered at
+skipping the values it says belong to earlier rows (:mod:`orcjit.decode.cursor`). Nested columns are entered at
 the same row group with their own positions; how many values a child decodes follows from its parent's lengths
 and PRESENT, exactly as in a whole-stripe read. Dictionaries have no positions and are read whole.
 
@@ -22,18 +22,30 @@ import numpy as np
 from ..compression import NONE
 from ..errors import OrcError
 from ..kernels.row_index import RowIndexTable, parse_row_index
-from ..schema import TypeNode
-from ..stripes import StreamInfo, StripeFooterInfo, StripeInfo
+from ..stripes import (
+    DATA,
+    DATA_KINDS,
+    DICTIONARY_DATA,
+    LENGTH,
+    PRESENT,
+    ROW_INDEX,
+    SECONDARY,
+    StreamInfo,
+    StripeFooterInfo,
+    StripeInfo,
+    rle_v2,
+)
 from ..tail import FileTail
+from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, KINDS, TIMESTAMP_KINDS
+from ..types.schema import TypeNode
 from .columns import ReadContext, read_column
 from .cursor import EMPTY, HEADER_SIZE, StreamCursor, ValueStream
 from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
-from .streams import DATA, DATA_KINDS, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams, coalesce
+from .streams import StripeStreams, coalesce
 from .vector import ColumnVector
 
 __all__ = ["SeekStreams", "read_row_positions", "read_stripe_rows", "skip_column"]
 
-ROW_INDEX = 6
 # uncompressed streams: bytes past the next row group's position that a run started before it may take (an RLE v2
 # run of 512 eight-byte values and its header); more is fetched if a run turns out longer
 RUN_SLACK = 4200
@@ -247,7 +259,7 @@ def skip_column(ctx: ReadContext, node: TypeNode, count: int) -> None:
     nn = count if present is None else int(np.count_nonzero(present.booleans(count)))
     kind = node.kind
     encoding = streams.encoding(col).kind
-    v2 = encoding not in (0, 1)
+    v2 = rle_v2(encoding)
     if kind == "struct":
         for child in node.children:
             if child.column_id in ctx.selected:
@@ -259,16 +271,16 @@ def skip_column(ctx: ReadContext, node: TypeNode, count: int) -> None:
         streams.open(col, DATA).skip_booleans(nn)
     elif kind == "tinyint":
         streams.open(col, DATA).skip_octets(nn)
-    elif kind in ("smallint", "int", "bigint", "date"):
+    elif kind in INTEGER_KINDS or kind == "date":
         streams.open(col, DATA).skip_integers(nn, True, v2)
-    elif kind in ("float", "double"):
-        _skip_bytes(streams, col, nn * (4 if kind == "float" else 8))
-    elif kind in ("string", "varchar", "char", "binary"):
+    elif kind in FLOAT_KINDS:
+        _skip_bytes(streams, col, nn * KINDS[kind].dtype.itemsize)
+    elif kind in BYTES_KINDS:
         if encoding in DICTIONARY_ENCODINGS:
             streams.open(col, DATA).skip_integers(nn, False, v2)
         else:
             _skip_bytes(streams, col, _total(streams.open(col, LENGTH).integers(nn, False, v2), streams, col))
-    elif kind in ("timestamp", "timestamp with local time zone"):
+    elif kind in TIMESTAMP_KINDS:
         streams.open(col, DATA).skip_integers(nn, True, v2)
         streams.open(col, SECONDARY).skip_integers(nn, False, v2)
     elif kind == "decimal":
@@ -324,7 +336,7 @@ def read_stripe_rows(
 ) -> ColumnVector:
     """Decode rows ``[first, first + count)`` of ``stripe`` (row numbers inside the stripe) for the ``selected``
     column ids: the root's vector (``outputs``: arrays to decode top-level columns into, as
-    :class:`~orcjit.reading.columns.ReadContext` takes).
+    :class:`~orcjit.decode.columns.ReadContext` takes).
 
     With ``positions`` (from :func:`read_row_positions`) the streams are entered at the row group holding
     ``first`` and fetched only as far as the row group after the last row; without, they are read from the

@@ -11,34 +11,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import OrcError
-from .tail import text_field
+from ..errors import OrcError
+from ..tail import text_field
+from .kinds import COMPOUND_KINDS, DEFAULT_DECIMAL, KIND_NAMES
 
-__all__ = ["KIND_NAMES", "TypeNode", "build_schema"]
+__all__ = ["MAX_DEPTH", "TypeNode", "build_schema"]
 
-# Type.Kind numbers to the names ORC's own tools print
-KIND_NAMES = {
-    0: "boolean",
-    1: "tinyint",
-    2: "smallint",
-    3: "int",
-    4: "bigint",
-    5: "float",
-    6: "double",
-    7: "string",
-    8: "binary",
-    9: "timestamp",
-    10: "array",
-    11: "map",
-    12: "struct",
-    13: "uniontype",
-    14: "decimal",
-    15: "date",
-    16: "varchar",
-    17: "char",
-    18: "timestamp with local time zone",
-}
-COMPOUND_KINDS = frozenset({"array", "map", "struct", "uniontype"})
+
 # Far beyond any real schema, and shallow enough for the readers, which recurse over the tree with up to 4 Python
 # frames per level, to stay well inside Python's default recursion limit of 1000 wherever they are called from.
 MAX_DEPTH = 100
@@ -103,21 +82,35 @@ class TypeNode:
         parts = []
         node: TypeNode | None = self
         while node is not None and node.parent is not None:
-            parts.append(node._step_name())
+            parts.append(node.step_name)
             node = node.parent
         return ".".join(reversed(parts))
 
-    def _step_name(self) -> str:
+    @property
+    def step_name(self) -> str:
+        """This node's part of :attr:`path`: its field name, or ``_elem``, ``_key``, ``_value``, ``_0`` ...;
+        empty for the root."""
         parent = self.parent
-        assert parent is not None
+        if parent is None:
+            return ""
         if parent.kind == "struct":
             return self.name or ""
-        index = parent.children.index(self)
+        index = next(i for i, c in enumerate(parent.children) if c is self)
         if parent.kind == "array":
             return "_elem"
         if parent.kind == "map":
             return ("_key", "_value")[index]
         return f"_{index}"
+
+    @property
+    def decimal_precision(self) -> int:
+        """The precision decimals of this column are read with: the type's, else 38 (old files state none)."""
+        return self.precision or DEFAULT_DECIMAL[0]
+
+    @property
+    def decimal_scale(self) -> int:
+        """The scale decimals of this column are read with: the type's, else 10 (old files state none)."""
+        return self.scale if self.scale is not None else DEFAULT_DECIMAL[1]
 
     def walk(self) -> Iterator[TypeNode]:
         """Yield this node and every node below it in column-id order."""
@@ -128,31 +121,33 @@ class TypeNode:
             stack.extend(reversed(node.children))
 
     def __getitem__(self, name: str) -> TypeNode:
-        """The struct field called ``name``."""
-        for child in self.children:
-            if child.name == name:
-                return child
-        raise KeyError(name)
-
-    def find(self, path: str) -> TypeNode:
-        """The node at a dotted path such as ``"a.b.c"`` or ``"tags._elem"`` (see :attr:`path`).
+        """The struct field called ``name``.
 
         Raises
         ------
         KeyError
-            If a part of the path names no field.
+            If no field, or more than one, has that name.
+        """
+        matches = [c for c in self.children if c.name == name] if self.kind == "struct" else []
+        if len(matches) != 1:
+            raise KeyError(name)
+        return matches[0]
+
+    def find(self, path: str) -> TypeNode:
+        """The node at a dotted path such as ``"a.b.c"`` or ``"tags._elem"``, every step named as :attr:`path`
+        names it (for the names and paths ``columns=`` takes, see :mod:`orcjit.types.resolve`).
+
+        Raises
+        ------
+        KeyError
+            If a part of the path names no field, or more than one.
         """
         node = self
         for part in path.split("."):
-            if node.kind == "struct":
-                node = node[part]
-                continue
-            for child in node.children:
-                if child._step_name() == part:
-                    node = child
-                    break
-            else:
+            matches = [c for c in node.children if c.step_name == part]
+            if len(matches) != 1:
                 raise KeyError(path)
+            node = matches[0]
         return node
 
     def column(self, column_id: int) -> TypeNode:

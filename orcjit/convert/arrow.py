@@ -1,4 +1,5 @@
-"""Column vectors to Arrow arrays without copying their buffers, with the types pyarrow's ORC reader gives."""
+"""Column vectors to Arrow arrays without copying their buffers, with the types pyarrow's ORC reader gives: for
+``read_arrow``, for ``dtype_backend="pyarrow"``, and for Arrow's conversion of nested columns to pandas."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from typing import Any
 
 import numpy as np
 
+from ..decode.vector import ColumnVector
 from ..errors import OrcError
-from ..schema import TypeNode
-from .columns import DEFAULT_DECIMAL
-from .vector import ColumnVector
+from ..types.kinds import BYTES_KINDS, KINDS, STRING_KINDS
+from ..types.resolve import Selection
+from ..types.schema import TypeNode
+
+__all__ = ["MAX_UNION_VARIANTS", "arrow_column", "arrow_type", "build_table", "large_strings", "to_arrow"]
 
 # Arrow's union type codes are int8 values 0..127; ORC unions may have up to 256 variants
 MAX_UNION_VARIANTS = 128
+# the most bytes one string array with 32-bit offsets can span
+STRING32_LIMIT = 2**31 - 1
 
 
 def _pa() -> Any:
@@ -34,33 +40,21 @@ def dictionary_columns(vectors: Iterable[ColumnVector]) -> set[int]:
     return found
 
 
-def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_ids: Set[int] = frozenset()) -> Any:
+def arrow_type(node: TypeNode, selected: Set[int] | None = None, dictionary_ids: Set[int] = frozenset()) -> Any:
     """The Arrow type pyarrow's ORC reader uses for ``node``: struct fields limited to the ``selected`` column ids,
     the strings whose column ids are in ``dictionary_ids`` as dictionaries (``dictionary_as_category``: the
     columns dictionary-encoded in at least one stripe read)."""
     pa = _pa()
     kind = node.kind
-    simple = {
-        "boolean": pa.bool_(),
-        "tinyint": pa.int8(),
-        "smallint": pa.int16(),
-        "int": pa.int32(),
-        "bigint": pa.int64(),
-        "float": pa.float32(),
-        "double": pa.float64(),
-        "binary": pa.binary(),
-        "date": pa.date32(),
-        "timestamp": pa.timestamp("ns"),
-        "timestamp with local time zone": pa.timestamp("ns", tz="UTC"),
-    }
-    if kind in simple:
-        return simple[kind]
-    if kind in ("string", "varchar", "char"):
-        return pa.dictionary(pa.int32(), pa.string()) if node.column_id in dictionary_ids else pa.string()
+    if kind in STRING_KINDS and node.column_id in dictionary_ids:
+        return pa.dictionary(pa.int32(), pa.string())
+    simple = KINDS[kind].arrow
+    if simple == "timestamp[ns, tz=UTC]":
+        return pa.timestamp("ns", tz="UTC")
+    if simple is not None:
+        return pa.type_for_alias(simple)
     if kind == "decimal":
-        precision = node.precision or DEFAULT_DECIMAL[0]
-        scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
-        return pa.decimal128(precision, scale)
+        return pa.decimal128(node.decimal_precision, node.decimal_scale)
     if kind == "array":
         return pa.list_(arrow_type(node.children[0], selected, dictionary_ids))
     if kind == "map":
@@ -86,7 +80,7 @@ def arrow_type(node: TypeNode, selected: set[int] | None = None, dictionary_ids:
 
 
 def _validity(vec: ColumnVector) -> Any:
-    if vec.valid is None:
+    if vec.valid is None or vec.null_count == 0:
         return None
     return _pa().py_buffer(np.packbits(vec.valid, bitorder="little"))
 
@@ -94,6 +88,55 @@ def _validity(vec: ColumnVector) -> Any:
 def _offsets32(offsets: np.ndarray) -> Any:
     rebased = offsets - offsets[0] if offsets[0] else offsets
     return _pa().py_buffer(rebased.astype(np.int32))
+
+
+def _string_bounds(vec: ColumnVector) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (int64, ``length + 1``) and bytes (at least one, as Arrow wants a buffer) of a string vector."""
+    if vec.offsets is None or len(vec.offsets) == 0:
+        offsets = np.zeros(vec.length + 1, dtype=np.int64)
+    else:
+        offsets = np.ascontiguousarray(vec.offsets, dtype=np.int64)
+    data = vec.data if vec.data is not None and len(vec.data) else np.zeros(1, dtype=np.uint8)
+    return offsets, data
+
+
+def large_strings(vec: ColumnVector, type_: Any) -> Any:
+    """A ``large_string`` / ``large_binary`` array over ``vec``'s int64 offsets and bytes as they are."""
+    pa = _pa()
+    offsets, data = _string_bounds(vec)
+    return pa.Array.from_buffers(
+        type_, vec.length, [_validity(vec), pa.py_buffer(offsets), pa.py_buffer(data)], vec.null_count
+    )
+
+
+def _strings32(vec: ColumnVector, type_: Any) -> list[Any]:
+    """``string`` / ``binary`` arrays with 32-bit offsets over ``vec``'s bytes: one, or one per run of slots
+    holding less than 2 GiB."""
+    pa = _pa()
+    offsets, data = _string_bounds(vec)
+    pieces = []
+    start = 0
+    while True:
+        base = int(offsets[start])
+        # the last slot whose end is within 2 GiB of this piece's start (at least one slot per piece)
+        stop = max(start + 1, int(np.searchsorted(offsets, base + STRING32_LIMIT, side="right")) - 1)
+        stop = min(stop, vec.length)
+        if offsets[stop] <= STRING32_LIMIT:
+            # Arrow's offsets need not start at 0: narrowed as they are, over all of the bytes
+            bounds = offsets[start : stop + 1].astype(np.int32)
+            piece_data = data
+        else:
+            bounds = (offsets[start : stop + 1] - base).astype(np.int32)
+            piece_data = data[base:]
+        valid = None if vec.valid is None else vec.valid[start:stop]
+        nulls = 0 if valid is None else int(stop - start - np.count_nonzero(valid))
+        bitmap = None if valid is None or not nulls else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        pieces.append(
+            pa.Array.from_buffers(type_, stop - start, [bitmap, pa.py_buffer(bounds), pa.py_buffer(piece_data)], nulls)
+        )
+        if stop >= vec.length:
+            return pieces
+        start = stop
 
 
 def to_arrow(vec: ColumnVector, type_: Any) -> Any:
@@ -106,7 +149,7 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
     if kind == "boolean":
         bits = pa.py_buffer(np.packbits(vec.values.astype(np.bool_), bitorder="little"))
         return pa.Array.from_buffers(type_, n, [validity, bits], nulls)
-    if kind in ("string", "varchar", "char", "binary"):
+    if kind in BYTES_KINDS:
         if vec.dictionary is not None:
             dict_offsets, dict_data = vec.dictionary
             if dict_offsets[-1] >= 2**31:
@@ -123,13 +166,10 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
             # a stripe that encodes directly a column other stripes dictionary-encode: a dictionary of its own, the
             # stripes' dictionaries unified by to_pandas
             return to_arrow(vec, type_.value_type).dictionary_encode()
-        offsets = vec.offsets
-        data = vec.data[offsets[0] : offsets[-1]]
-        if offsets[-1] - offsets[0] >= 2**31:
-            large = pa.large_binary() if kind == "binary" else pa.large_string()
-            arr = pa.Array.from_buffers(large, n, [validity, pa.py_buffer(offsets - offsets[0]), pa.py_buffer(data)])
-            return arr.cast(type_)
-        return pa.Array.from_buffers(type_, n, [validity, _offsets32(offsets), pa.py_buffer(data)], nulls)
+        pieces = _strings32(vec, type_)
+        if len(pieces) == 1:
+            return pieces[0]
+        return pa.concat_arrays(pieces)  # past 2 GiB inside a nested column: Arrow says what it cannot hold
     if kind in ("array", "map"):
         # list and map offsets start at 0 and end at their children's length: stripes are decoded whole
         offsets = vec.offsets
@@ -155,3 +195,32 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
     # fixed-width values: ints, floats, dates, timestamps, decimals
     values = np.ascontiguousarray(vec.values)
     return pa.Array.from_buffers(type_, n, [validity, pa.py_buffer(values)], nulls)
+
+
+def arrow_column(chunks: list[ColumnVector], type_: Any) -> Any:
+    """A top-level column's chunks as one ``pyarrow.ChunkedArray`` of ``type_``; strings past 2 GiB in a chunk are
+    split into chunks that 32-bit offsets can hold."""
+    pa = _pa()
+    parts: list[Any] = []
+    for vec in chunks:
+        plain = vec.node.kind in BYTES_KINDS and vec.dictionary is None and not pa.types.is_dictionary(type_)
+        if plain:
+            parts.extend(_strings32(vec, type_))
+        else:
+            parts.append(to_arrow(vec, type_))
+    return pa.chunked_array(parts, type=type_)
+
+
+def build_table(
+    selection: Selection, columns: list[list[ColumnVector]], *, dictionary_as_category: bool = False
+) -> Any:
+    """The decoded columns as a ``pyarrow.Table`` with pyarrow's ORC types, one chunk per piece, without copying
+    the decoded buffers."""
+    pa = _pa()
+    # strings become dictionaries where at least one piece read keeps a dictionary; directly encoded ones stay strings
+    dictionary_ids = dictionary_columns(v for column in columns for v in column) if dictionary_as_category else set()
+    arrays = [
+        arrow_column(chunks, arrow_type(node, selection.selected, dictionary_ids))
+        for node, chunks in zip(selection.fields, columns, strict=True)
+    ]
+    return pa.Table.from_arrays(arrays, names=list(selection.names))

@@ -19,26 +19,35 @@ from ..kernels.status import BAD_VALUE, OVERFLOW
 from ..kernels.strings import gather_strings, gathered_size
 from ..kernels.timestamp import combine_timestamp
 from ..kernels.utf8 import check_utf8
-from ..schema import TypeNode
+from ..stripes import (
+    DATA,
+    DICTIONARY,
+    DICTIONARY_DATA,
+    DICTIONARY_V2,
+    DIRECT,
+    DIRECT_V2,
+    ENCODING_NAMES,
+    LENGTH,
+    PRESENT,
+    SECONDARY,
+    rle_v2,
+)
 from ..timezones import UTC_NAMES, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
+from ..types.kinds import KINDS
+from ..types.schema import TypeNode
 from .limits import INTEGERS_PER_BYTE, allocate
-from .streams import DATA, DICTIONARY_DATA, LENGTH, PRESENT, SECONDARY, StripeStreams
+from .streams import StripeStreams
 from .vector import ColumnVector
 
-DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2 = 0, 1, 2, 3
-ENCODING_NAMES = {DIRECT: "DIRECT", DICTIONARY: "DICTIONARY", DIRECT_V2: "DIRECT_V2", DICTIONARY_V2: "DICTIONARY_V2"}
-STRING_KINDS = frozenset({"string", "varchar", "char"})
-INT_DTYPES = {"smallint": np.int16, "int": np.int32, "bigint": np.int64}
 UTC_2015 = 1420070400
-DEFAULT_DECIMAL = (38, 10)  # what ORC writers assume for decimals of old files that state neither
 
 
 class ReadContext:
     """What column readers share while reading one stripe.
 
-    ``streams.open(column, kind)`` hands out each stream as a :class:`~orcjit.reading.cursor.ValueStream`: from
+    ``streams.open(column, kind)`` hands out each stream as a :class:`~orcjit.decode.cursor.ValueStream`: from
     its start (:class:`StripeStreams`), or entered at a row group with the row index
-    (:class:`~orcjit.reading.seek.SeekStreams`), so the same readers decode a whole stripe or a run of rows.
+    (:class:`~orcjit.decode.seek.SeekStreams`), so the same readers decode a whole stripe or a run of rows.
 
     ``outputs`` maps column ids of top-level fixed-width columns to the slice of the whole read's result array
     where this stripe's (or run's) values belong; their readers decode into it instead of allocating, so the
@@ -64,11 +73,6 @@ class ReadContext:
 
 
 # -- integer streams -------------------------------------------------------------------------------------------------
-
-
-def _v2(encoding: int) -> bool:
-    """Whether integer streams of a column in ``encoding`` use RLE v2."""
-    return encoding not in (DIRECT, DICTIONARY)
 
 
 def _encoding(ctx: ReadContext, node: TypeNode, allowed: tuple[int, ...]) -> int:
@@ -137,10 +141,10 @@ def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, DATA)
-    dtype = np.int32 if node.kind == "date" else INT_DTYPES[node.kind]
+    dtype = KINDS[node.kind].dtype.type
     out = ctx.output(node, count)
     direct = out if valid is None and dtype is np.int64 else None
-    dense = ctx.streams.open(col, DATA).integers(nn, True, _v2(enc), out=direct)
+    dense = ctx.streams.open(col, DATA).integers(nn, True, rle_v2(enc), out=direct)
     if dtype is not np.int64:
         info = np.iinfo(dtype)
         if dense.size and (dense.min() < info.min or dense.max() > info.max):
@@ -169,7 +173,7 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     streams = ctx.streams
     if enc in (DIRECT, DIRECT_V2):
         what = streams.where(col, LENGTH)
-        lengths = streams.open(col, LENGTH).integers(nn, False, _v2(enc))
+        lengths = streams.open(col, LENGTH).integers(nn, False, rle_v2(enc))
         offsets = _offsets(lengths, valid, count, what)
         data = streams.open(col, DATA).raw(int(offsets[-1]))
         if offsets[-1] > len(data):
@@ -183,7 +187,7 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     dict_lengths = streams.open(col, LENGTH)
     if size > dict_lengths.bytes_left() * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
         raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
-    dict_offsets = _offsets(dict_lengths.integers(size, False, _v2(enc)), None, size, what)
+    dict_offsets = _offsets(dict_lengths.integers(size, False, rle_v2(enc)), None, size, what)
     # only the bytes the entries take: the rest of a hostile stream is never decompressed
     dict_data = streams.open(col, DICTIONARY_DATA).raw(int(dict_offsets[-1]))
     if dict_offsets[-1] > len(dict_data):
@@ -193,7 +197,7 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     # every row's string is an entry: checking the entries checks them all
     check_utf8(dict_offsets, dict_data, streams.where(col, DICTIONARY_DATA), "dictionary entry")
     what = streams.where(col, DATA)
-    dense = streams.open(col, DATA).integers(nn, False, _v2(enc))
+    dense = streams.open(col, DATA).integers(nn, False, rle_v2(enc))
     if nn and (dense.min() < 0 or dense.max() >= size):
         raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
     indices = _spread(dense, valid, count)
@@ -227,8 +231,8 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     streams = ctx.streams
-    seconds = streams.open(col, DATA).integers(nn, True, _v2(enc))
-    nanos = streams.open(col, SECONDARY).integers(nn, False, _v2(enc))
+    seconds = streams.open(col, DATA).integers(nn, True, rle_v2(enc))
+    nanos = streams.open(col, SECONDARY).integers(nn, False, rle_v2(enc))
     zone = None if node.kind == "timestamp with local time zone" else _writer_zone(streams, col)
     epoch = orc_epoch_seconds(zone) if zone is not None else UTC_2015
     out = ctx.output(node, count)
@@ -274,14 +278,14 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     col = node.column_id
     streams = ctx.streams
     hi, lo = streams.open(col, DATA).decimals(nn)
-    scales = streams.open(col, SECONDARY).integers(nn, True, _v2(enc))
-    scale = node.scale if node.scale is not None else DEFAULT_DECIMAL[1]
+    scales = streams.open(col, SECONDARY).integers(nn, True, rle_v2(enc))
+    scale = node.decimal_scale
     result = rescale_decimal128(hi, lo, scales, scale)
     if result == OVERFLOW:
         raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}")
     if result < 0:
         raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
-    _check_precision(hi, lo, node.precision or DEFAULT_DECIMAL[0], scale, streams.where(col, DATA))
+    _check_precision(hi, lo, node.decimal_precision, scale, streams.where(col, DATA))
     # Arrow's decimal128: 16 little-endian bytes per value, low word first
     out = ctx.output(node, count)
     dense = out if out is not None and valid is None else np.empty((nn, 2), dtype=np.int64)
@@ -337,7 +341,7 @@ def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.nd
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     what = ctx.streams.where(col, LENGTH)
-    lengths = ctx.streams.open(col, LENGTH).integers(nn, False, _v2(enc))
+    lengths = ctx.streams.open(col, LENGTH).integers(nn, False, rle_v2(enc))
     offsets = _offsets(lengths, valid, count, what)
     total = int(offsets[-1])
     children = []

@@ -34,9 +34,18 @@ from typing import NoReturn
 import numpy as np
 
 from ..errors import OrcError
-from ..schema import TypeNode
-from ..stripes import StripeFooterInfo, encoding_name, stream_kind_name
-from .streams import DATA, LENGTH, PRESENT, SECONDARY
+from ..stripes import (
+    DATA,
+    DICTIONARY_ENCODINGS,
+    LENGTH,
+    PRESENT,
+    SECONDARY,
+    StripeFooterInfo,
+    encoding_name,
+    stream_kind_name,
+)
+from ..types.kinds import BYTES_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
+from ..types.schema import TypeNode
 
 # how a stream's values are stored: decides how many numbers its position takes and how a reader skips
 BOOLEAN = "boolean RLE"
@@ -47,9 +56,8 @@ VARINTS = "varints"
 # numbers per stream position in an uncompressed file (a compressed one adds the chunk offset)
 _NUMBERS = {BOOLEAN: 3, RLE: 2, RAW: 1, VARINTS: 1}
 
-DICTIONARY_ENCODINGS = frozenset({1, 3})  # DICTIONARY, DICTIONARY_V2
-_INTEGER_KINDS = frozenset({"smallint", "int", "bigint", "date"})
-_STRING_KINDS = frozenset({"string", "varchar", "char"})
+# the kinds whose DATA is integer RLE (tinyint is byte RLE)
+_RLE_INTEGER_KINDS = (INTEGER_KINDS - {"tinyint"}) | {"date"}
 
 
 @dataclass(frozen=True)
@@ -101,15 +109,15 @@ def stream_layouts(node: TypeNode, encoding: int) -> tuple[tuple[int, str], ...]
         return ((DATA, BOOLEAN),)
     if kind in ("tinyint", "uniontype"):
         return ((DATA, RLE),)
-    if kind in _INTEGER_KINDS:
+    if kind in _RLE_INTEGER_KINDS:
         return ((DATA, RLE),)
     if kind in ("float", "double"):
         return ((DATA, RAW),)
-    if kind in _STRING_KINDS or kind == "binary":
+    if kind in BYTES_KINDS:
         if encoding in DICTIONARY_ENCODINGS:
             return ((DATA, RLE),)
         return ((DATA, RAW), (LENGTH, RLE))
-    if kind in ("timestamp", "timestamp with local time zone"):
+    if kind in TIMESTAMP_KINDS:
         return ((DATA, RLE), (SECONDARY, RLE))
     if kind == "decimal":
         return ((DATA, VARINTS), (SECONDARY, RLE))

@@ -1,0 +1,62 @@
+"""Timestamps and dates.
+
+``timestamp`` columns become ``datetime64[ns]`` (the writer's wall clock, naive), ``timestamp with local time
+zone`` columns UTC instants (``datetime64[ns, UTC]``; inside lists, maps and structs naive instants, as Arrow
+converts them there); nulls are NaT. Dates become one ``datetime.date`` per distinct day, shared by the rows
+holding it: a table over the column's range of days (or its distinct days, when the range is wide) and one take.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..decode.vector import ColumnVector
+from ..errors import OrcError
+from ..kernels.convert import distinct_rows, set_nulls, table_indices, value_range
+from ..types.schema import TypeNode
+from .chunks import check, kernel_valid, read_only, table_take, valid_of, values_of
+from .env import utc_dtype
+
+__all__ = ["MAX_DATE_DAY", "MIN_DATE_DAY", "dates", "timestamps"]
+
+# the days datetime.date can hold: 0001-01-01 .. 9999-12-31, counted from 1970-01-01
+MIN_DATE_DAY = -719162
+MAX_DATE_DAY = 2932896
+
+
+def timestamps(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
+    values = values_of(chunks, np.int64)
+    valid = valid_of(chunks)
+    if valid is not None:
+        check(set_nulls(values, read_only(valid), np.iinfo(np.int64).min))  # NaT
+    stamps = values.view("M8[ns]")
+    if node.kind == "timestamp" or target == "element":
+        return stamps
+    dtype = utc_dtype()
+    try:
+        return pd.arrays.DatetimeArray._simple_new(stamps, dtype=dtype)
+    except (AttributeError, TypeError):  # pragma: no cover - a pandas without the internal constructor
+        return pd.DatetimeIndex(stamps).tz_localize(dtype.tz).array
+
+
+def dates(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray:
+    """``datetime.date`` objects, one per distinct day, shared by the rows holding it."""
+    days = read_only(values_of(chunks, np.int32, owned=False))
+    valid = kernel_valid(valid_of(chunks))
+    lo, hi, count = value_range(days, valid)
+    if count and (lo < MIN_DATE_DAY or hi > MAX_DATE_DAY):
+        bad = lo if lo < MIN_DATE_DAY else hi
+        raise OrcError(f"date {bad} days from 1970-01-01 is outside the years 1 .. 9999 that datetime.date holds")
+    indices = np.empty(len(days), dtype=np.intp)
+    if hi - lo < max(2 * len(days), 4096):
+        # a table over the range: one pass, no hashing
+        table = np.arange(lo, hi + 1, dtype=np.int64).astype("M8[D]").astype(object)
+        check(table_indices(days, valid, lo, indices))
+    else:
+        firsts = np.empty(len(days), dtype=np.intp)
+        distinct = check(distinct_rows(days.reshape(-1, 1), valid, indices, firsts, len(days) + 1))
+        table = days[firsts[:distinct]].astype("M8[D]").astype(object)
+    return table_take(table, indices)
