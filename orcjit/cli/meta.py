@@ -1,8 +1,5 @@
 """``orcjit meta FILE``: file facts, then each stripe's layout, streams and column encodings (like ORC's
 ``orc-metadata``).
-
-:func:`meta_data` builds one plain dict and :func:`meta_lines` renders it as text, so that ``--json`` and the
-text never disagree about what a file holds.
 """
 
 from __future__ import annotations

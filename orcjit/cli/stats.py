@@ -1,8 +1,4 @@
-"""``orcjit stats FILE``: column statistics of the file and of each stripe (like ORC's ``orc-statistics``).
-
-:func:`stats_data` builds one plain dict and :func:`stats_lines` renders it as text, so that ``--json`` and the
-text never disagree about what a file holds.
-"""
+"""``orcjit stats FILE``: column statistics of the file and of each stripe (like ORC's ``orc-statistics``)."""
 
 from __future__ import annotations
 
