@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 
 from orcjit import ORCFile, __version__
-from orcjit.cli import main, parse_stripe_selection
+from orcjit.cli import main
+from orcjit.cli.options import parse_stripe_selection
 from tests.conftest import EXAMPLES
 
 STRIPE_STATS = EXAMPLES / "TestOrcFile.testStripeLevelStats.orc"  # int1 is 1, 2, 3 in its three stripes

@@ -17,7 +17,8 @@ import pyarrow as pa
 import pytest
 
 from orcjit import OrcError, ORCFile
-from orcjit.cli import FilterExpression, Literal, filter_term, main, parse_filter_expression
+from orcjit.cli import main
+from orcjit.pushdown.expressions import FilterExpression, Literal, filter_term, parse_filter_expression
 from tests.factory import write_pyarrow
 
 ROWS = 6000

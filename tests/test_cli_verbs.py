@@ -6,8 +6,10 @@ commands print is checked against the data itself, read back with pyarrow.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import decimal
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from orcjit import ORCFile
+from orcjit.cli import VERBS, build_parser
 from tests.factory import write_pyorc
 from tests.test_cli import run, run_json
 
@@ -414,3 +417,44 @@ def test_program_help_lists_the_verbs(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0
     for command in ("index", "bloom", "convert", "cat", "head", "explain"):
         assert f"  {command}" in out and f"orcjit {command} " in out
+
+
+ALL_VERBS = {
+    "schema",
+    "meta",
+    "stats",
+    "explain",
+    "head",
+    "cat",
+    "index",
+    "bloom",
+    "parquet-bloom",
+    "convert",
+    "demo",
+    "warmup",
+}
+
+
+def test_program_help_lists_every_verb_module(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    commands = out.split("\n  COMMAND\n", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"^ {4}(\S+)", commands, re.MULTILINE)
+    assert len(listed) == len(set(listed))
+    assert set(listed) == ALL_VERBS
+    # each verb is one module of orcjit.cli that adds itself and answers with its own run
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(sub.choices) == listed == [module.__name__.rsplit(".", 1)[1].replace("_", "-") for module in VERBS]
+    for module in VERBS:
+        name = module.__name__.rsplit(".", 1)[1].replace("_", "-")
+        assert sub.choices[name].get_default("handler") is module.run, name
+
+
+@pytest.mark.parametrize("command", sorted(ALL_VERBS))
+def test_every_verb_has_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    code, out, err = run(capsys, command, "--help")
+    assert (code, err) == (0, "")
+    assert out.startswith(f"usage: orcjit {command} ")
+    assert "\noptions:\n  -h, --help" in out
+    assert f"\nexamples:\n  orcjit {command}" in out

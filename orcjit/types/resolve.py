@@ -22,9 +22,9 @@ A column is named by
 
 A name that more than one column answers to at the same step (two top-level fields named ``a``, as
 ``pyarrow.Table.from_arrays(..., names=["a", "a"])`` writes; two paths to one name) is ambiguous: an
-:class:`~orcjit.OrcError` lists the candidates, and ``columns=`` positions choose among top-level ones. pyarrow refuses such
-names the same way (``Table.select``: 'Field "a" exists 2 times', ``pyarrow.dataset``); ``pandas.read_orc``
-silently reads the last of them.
+:class:`~orcjit.OrcError` lists the candidates, and ``columns=`` positions choose among top-level ones. pyarrow
+refuses such names the same way (``Table.select``: 'Field "a" exists 2 times', ``pyarrow.dataset``);
+``pandas.read_orc`` silently reads the last of them.
 
 A file whose root is not a struct has one column, named ``_col0`` (position 0): the root itself.
 """

@@ -1,0 +1,112 @@
+"""``orcjit schema FILE``: the type tree with column ids."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from ..orcfile import ORCFile
+from ..types.schema import TypeNode
+from .options import add_columns, add_file, add_json, add_verb, column_list, select_nodes, subtree_ids
+from .render import format_fields, format_table, type_label, write_json, write_lines
+
+
+def add_to(subparsers: Any) -> None:
+    """Add ``schema`` and its options."""
+    p = add_verb(
+        subparsers,
+        "schema",
+        "print the schema as a tree of columns",
+        "Print the file's schema: the one-line type string, then the type tree with each column's id, field name "
+        "and type. Children of lists, maps and unions show as <element>, <key>, <value> and <variant N>.",
+        "  orcjit schema data.orc\n  orcjit schema data.orc --json | python -m json.tool",
+        run,
+    )
+    add_file(p)
+    add_json(p, "the schema tree (id, kind, type, name, children)")
+    add_columns(p, "show only these columns' subtrees (and the columns above them)")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the schema of ``args.file``."""
+    columns = column_list(args.columns)
+    with ORCFile(args.file) as orc:
+        if args.json:
+            write_json(out, schema_dict(orc, columns))
+        else:
+            write_lines(out, schema_lines(orc, columns))
+    return 0
+
+
+def _tree_label(node: TypeNode) -> str:
+    parent = node.parent
+    if parent is None:
+        return "(root)"
+    if parent.kind == "struct":
+        return node.name or ""
+    if parent.kind == "array":
+        return "<element>"
+    if parent.kind == "map":
+        return "<key>" if parent.children[0] is node else "<value>"
+    return f"<variant {parent.children.index(node)}>"
+
+
+def _depth(node: TypeNode) -> int:
+    depth = 0
+    while node.parent is not None:
+        node = node.parent
+        depth += 1
+    return depth
+
+
+def _with_ancestors(nodes: Sequence[TypeNode] | None) -> set[int] | None:
+    """The column ids of ``nodes``' subtrees and of the compound columns above them."""
+    ids = subtree_ids(nodes)
+    for node in nodes or []:
+        parent = node.parent
+        while parent is not None and ids is not None:
+            ids.add(parent.column_id)
+            parent = parent.parent
+    return ids
+
+
+def schema_dict(orc: ORCFile, columns: Sequence[str] | None = None) -> dict[str, Any]:
+    """The schema tree as :meth:`TypeNode.to_dict` gives it; with ``columns``, only their subtrees and the
+    columns above them."""
+    shown = _with_ancestors(select_nodes(orc, columns))
+
+    def pruned(node: TypeNode) -> dict[str, Any]:
+        out = node.to_dict()
+        if node.children and shown is not None:
+            out["children"] = [pruned(c) for c in node.children if c.column_id in shown]
+        return out
+
+    return pruned(orc.schema)
+
+
+def schema_lines(orc: ORCFile, columns: Sequence[str] | None = None) -> list[str]:
+    """The schema as text: the one-line type, then the tree with column ids, field names and types (with
+    ``columns``, only their subtrees and the columns above them)."""
+    all_nodes = list(orc.schema.walk())
+    shown = _with_ancestors(select_nodes(orc, columns))
+    nodes = [n for n in all_nodes if shown is None or n.column_id in shown]
+    with_attributes = any(node.attributes for node in nodes)
+    headers = ["id", "column", "type"] + (["attributes"] if with_attributes else [])
+    rows = []
+    for node in nodes:
+        row: list[Any] = [node.column_id, "  " * _depth(node) + _tree_label(node), type_label(node)]
+        if with_attributes:
+            row.append(", ".join(f"{k}={v}" for k, v in sorted(node.attributes.items())) or None)
+        rows.append(row)
+    return [
+        *format_fields(
+            [
+                ("File", orc.source.name),
+                ("Type", str(orc.schema)),
+                ("Columns", f"{len(all_nodes)} (ids 0-{len(all_nodes) - 1})" if len(all_nodes) > 1 else "1 (id 0)"),
+            ]
+        ),
+        "",
+        *format_table(headers, rows, indent=""),
+    ]
