@@ -35,12 +35,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..pushdown.filters import NULL_OPS, OPS, SET_OPS, canonical_op
+from ..errors import OrcError
+from ..pushdown.filters import NULL_OPS, OPS, SET_OPS, canonical_op, dnf_terms
 from ..pushdown.prune import MAYBE as _MAYBE
 from ..pushdown.prune import NO as _NO
 from ..pushdown.prune import YES as _YES
 from ..pushdown.prune import values_verdict, with_nulls
 from ..pushdown.semantics import NULL_SATISFIES, float_members, is_nan
+from ..types.resolve import resolve_name
 from .bloom import bloom_filter
 from .errors import ParquetError
 from .metadata import read_metadata
@@ -125,9 +127,11 @@ def _test(term: Any, pf: pq.ParquetFile, name: str) -> _Test:
     if op is None:
         raise ParquetError(f"{name}: filter {term!r} has an unknown op {written!r}; use one of {', '.join(OPS)}")
     schema = pf.schema_arrow
-    if column not in schema.names:
-        raise ParquetError(f"{name}: filter {term!r} names a column the file lacks: {column!r}")
-    arrow_type = schema.field(column).type
+    try:
+        position = resolve_name(column, schema.names)
+    except OrcError as exc:
+        raise ParquetError(f"{name}: filter {term!r}: {exc}") from None
+    arrow_type = schema.field(position).type
     if pa.types.is_nested(arrow_type):
         raise ParquetError(f"{name}: filter {term!r}: column {column!r} is not primitive ({arrow_type})")
     paths = [pf.schema.column(i).path for i in range(len(pf.schema))]
@@ -150,26 +154,11 @@ def _test(term: Any, pf: pq.ParquetFile, name: str) -> _Test:
 
 
 def _normalize(filters: Any, pf: pq.ParquetFile, name: str) -> list[list[_Test]] | None:
-    if filters is None:
-        return None
-    if isinstance(filters, (str, bytes, tuple)) or not isinstance(filters, Iterable):
-        raise ParquetError(f"{name}: filters must be a list of (column, op, value) tuples or a list of such lists")
-    filters = list(filters)
-    if not filters:
-        raise ParquetError(f"{name}: filters must not be empty; pass None to read everything")
-    nested = [isinstance(f, list) for f in filters]
-    if all(nested):
-        groups = filters
-    elif not any(nested):
-        groups = [filters]
-    else:
-        raise ParquetError(f"{name}: filters mix tuples and lists; use a list of lists for a disjunction")
-    out = []
-    for conj in groups:
-        if not conj:
-            raise ParquetError(f"{name}: a conjunction in filters is empty")
-        out.append([_test(term, pf, name) for term in conj])
-    return out
+    try:
+        groups = dnf_terms(filters)
+    except OrcError as exc:
+        raise ParquetError(f"{name}: {exc}") from None
+    return None if groups is None else [[_test(term, pf, name) for term in conj] for conj in groups]
 
 
 def _comparable(test: _Test, stats: Any) -> tuple[Any, Any, tuple[Any, ...]] | None:
@@ -444,9 +433,11 @@ def _read(source: Any, columns: list[str] | None, filters: Any, filesystem: Any)
             if isinstance(columns, str) or not isinstance(columns, Iterable):
                 raise ParquetError(f"{name}: columns must be a list of column names")
             columns = list(columns)
-            unknown = [c for c in columns if c not in names]
-            if unknown:
-                raise ParquetError(f"{name}: no such column(s): {', '.join(map(repr, unknown))}")
+            try:
+                for column in columns:
+                    resolve_name(column, names)
+            except OrcError as exc:
+                raise ParquetError(f"{name}: {exc}") from None
         tests = _normalize(filters, pf, name)
         plan = _plan(pf, tests, source, filesystem)
         wanted = list(names) if columns is None else columns

@@ -43,7 +43,9 @@ __all__ = [
     "Selection",
     "decode_selection",
     "field_path",
+    "named",
     "resolve_column",
+    "resolve_name",
     "select_columns",
     "top_level_fields",
 ]
@@ -115,7 +117,7 @@ def resolve_column(
     if isinstance(column, int):
         return _by_int(schema, column, ints)
     fields = top_level_fields(schema)
-    exact = [node for name, node in fields if name == column]
+    exact = [fields[i][1] for i in named(column, [name for name, _ in fields])]
     if not exact and "." in column:
         exact = _by_path(schema, column, spelling)
         if through == "structs":
@@ -129,6 +131,31 @@ def resolve_column(
     raise OrcError(f"no column {column!r} in the file{reach}; its columns are {names}")
 
 
+def named(column: str, names: Sequence[str]) -> list[int]:
+    """The positions in ``names`` of those equal to ``column``: the step every lookup by name takes."""
+    return [i for i, name in enumerate(names) if name == column]
+
+
+def resolve_name(column: Any, names: Sequence[str]) -> int:
+    """The position of the one top-level column called ``column`` among ``names``, by the rule of this module,
+    for readers whose schema is a flat list of names (the Parquet reader's top-level columns).
+
+    Raises
+    ------
+    OrcError
+        If no name is ``column``, more than one is, or ``column`` is not a str.
+    """
+    if not isinstance(column, str):
+        raise OrcError(f"a column is named by a str, got {column!r}")
+    found = named(column, names)
+    if not found:
+        raise OrcError(f"no column {column!r} in the file; its columns are {', '.join(map(repr, names))}")
+    if len(found) > 1:
+        positions = ", ".join(str(i) for i in found)
+        raise OrcError(f"column name {column!r} is ambiguous: it names {len(found)} columns, at positions {positions}")
+    return found[0]
+
+
 def field_path(schema: TypeNode, parts: Sequence[str]) -> TypeNode | None:
     """The node reached from ``schema`` by struct field names ``parts`` taken exactly (each step one field, none
     holding a dot of its own for the next): ``None`` if a step names no field, or more than one, or leaves
@@ -139,10 +166,10 @@ def field_path(schema: TypeNode, parts: Sequence[str]) -> TypeNode | None:
     for part in parts:
         if node.kind != "struct":
             return None
-        matches = [c for c in node.children if c.name == part]
+        matches = named(part, [c.name or "" for c in node.children])
         if len(matches) != 1:
             return None
-        node = matches[0]
+        node = node.children[matches[0]]
     return node if node is not schema else None
 
 
