@@ -45,11 +45,11 @@ and ``head``; no other verb imports another.
 
 What the CLI may import
 -----------------------
-What the single ``cli.py`` before it imported, named here so that a module that moves is one search away:
-``orcjit.orcfile`` (``ORCFile``), ``orcjit.errors`` (``OrcError``), ``orcjit._extras`` (missing extras),
-``orcjit.schema`` (``TypeNode``, ``COMPOUND_KINDS``), ``orcjit.indexes`` (row indexes, ``resolve_column``) and
-``orcjit.pushdown.expressions`` (``--filter`` and ``--value`` parsing and typing) as the ``from ..`` lines at the
-top of each module; ``orcjit.kernels.bloom`` (``bloom``), ``orcjit.parquet`` (``parquet-bloom``) and
+The API and what faces users: ``orcjit.orcfile`` (``ORCFile``), ``orcjit.errors`` (``OrcError``),
+``orcjit._extras`` (missing extras), ``orcjit.types`` (``TypeNode``, the kind families, and the one column
+resolver every ``--columns``, ``--column`` and ``--filter`` goes through), ``orcjit.indexes`` (row index objects)
+and ``orcjit.pushdown.expressions`` (``--filter`` and ``--value`` parsing and typing) as the ``from ..`` lines at
+the top of each module; ``orcjit.kernels.bloom`` (``bloom``), ``orcjit.parquet`` (``parquet-bloom``) and
 ``orcjit.warmup`` (``warmup``) inside the functions that use them, so that a verb loads only what it needs.
 pandas and pyarrow are imported only where rows are read or written.
 """

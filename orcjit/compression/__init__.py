@@ -4,6 +4,8 @@ A compressed ORC stream is a sequence of chunks. Each starts with a 3-byte littl
 ``length * 2 + is_original``; an original chunk holds its bytes as they are (the codec did not help), any other
 chunk holds ``length`` bytes of codec output. Chunks are independent, which is what lets a reader seek into a
 stream at a chunk start. Streams of uncompressed files have no headers at all.
+
+It imports only :mod:`orcjit.errors`, :mod:`orcjit._jit` (the LZO kernel) and the codec libraries.
 """
 
 from __future__ import annotations

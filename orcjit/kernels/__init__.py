@@ -12,4 +12,8 @@ Conventions every kernel follows:
 - Run-based decoders carry a ``state`` array and a ``scratch`` array so that a call may stop mid-run and the next
   call continue; ``skip_*`` entry points pass over values without writing them anywhere the caller sees.
 - One module per encoding; RLE v2 has one module per sub-encoding under :mod:`orcjit.kernels.rle_v2`.
+
+Kernels import only each other, :mod:`orcjit._jit`, :mod:`orcjit.errors` and NumPy; the Python helpers beside them
+(bloom filter value hashing, index parsing) also the kind families of :mod:`orcjit.types.kinds`, the stream kinds
+of :mod:`orcjit.stripes` and the protobuf messages.
 """

@@ -4,6 +4,11 @@ pyarrow writes bloom filters into Parquet files (``bloom_filter_options``), and 
 ``parquet.bloom.filter.enabled#column``, but neither lets Python ask them anything. :mod:`orcjit.parquet` reads a
 file's footer with its own Thrift compact-protocol decoder, finds each column chunk's bloom filter, and tests values
 against it with the split-block kernels of :mod:`orcjit.kernels.split_block`.
+
+Layout: :mod:`.thrift` (the compact protocol), :mod:`.metadata` (the footer), :mod:`.bloom` (the filters and value
+hashing), :mod:`.read` (``read_parquet`` and ``plan_row_groups``). It may import the kernels, :mod:`orcjit.types`
+(column names), :mod:`orcjit.pushdown` (the filter semantics and three-valued verdicts ORC reads share) and pyarrow;
+nothing of ORC reading.
 """
 
 from __future__ import annotations

@@ -35,6 +35,11 @@ Other options: ``partitions`` (the most partitions; default the session's defaul
 
 The helpers for ``mapInPandas`` and ``pandas_udf`` (:mod:`orcjit.spark.helpers`) are reachable from this module as
 well, e.g. ``orcjit.spark.read_files``.
+
+Layout: :mod:`.datasource` (the data source, its planning and partitions), :mod:`.filters` (Spark's pushed filters
+as orcjit filters), :mod:`.types` (ORC types as Spark's, and the conversion of Arrow batches), :mod:`.helpers`,
+:mod:`.paths` (which files a read takes) and :mod:`.zones`. It sits above the API: it may import
+:class:`orcjit.ORCFile`, :mod:`orcjit.types`, :mod:`orcjit.pushdown` and :mod:`orcjit.timezones`, PySpark and pyarrow.
 """
 
 from __future__ import annotations
