@@ -42,7 +42,8 @@ Converter = Callable[[TypeNode, list[ColumnVector], str], Any]
 
 def convert_values(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
     """The column of ``chunks`` (its vectors in row order) converted for ``target``."""
-    return CONVERTERS[KINDS[node.kind].family if node.kind not in _COMPOUND else node.kind](node, chunks, target)
+    family = KINDS[node.kind].family
+    return CONVERTERS[node.kind if family == "compound" else family](node, chunks, target)
 
 
 # -- compound kinds -----------------------------------------------------------------------------------------------
@@ -178,8 +179,6 @@ def _union_pylist(vec: ColumnVector, tagged: bool) -> list[Any]:
         return [{"tag": tag, "value": variants[tag][j]} for j, tag in enumerate(tags)]
     return [variants[tag][j] for j, tag in enumerate(tags)]
 
-
-_COMPOUND = frozenset({"array", "map", "struct", "uniontype"})
 
 # by family for the primitive kinds, by kind for the compound ones
 CONVERTERS: dict[str, Converter] = {
