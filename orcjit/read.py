@@ -38,7 +38,8 @@ def read_orc(
         A local path, a URL fsspec understands (``s3://...``), the file's bytes, or an open binary file.
     columns : list of str or int, optional
         Columns to read, by name (dotted paths such as ``"a.b"`` select fields inside structs) or position. As in
-        pandas, the result keeps the file's column order, not this list's.
+        pandas, the result keeps the file's column order, not this list's. A name several columns share raises
+        :class:`OrcError` listing them; a position chooses one (:mod:`orcjit.types.resolve`).
     dtype_backend : {None, "numpy_nullable", "pyarrow"}
         As in pandas: ``None`` gives NumPy dtypes (floats for integer columns with nulls, object for booleans
         with nulls), ``"numpy_nullable"`` pandas' nullable dtypes, ``"pyarrow"`` :class:`pandas.ArrowDtype`.
@@ -48,9 +49,9 @@ def read_orc(
         Rows to keep, in the pandas/pyarrow DNF convention: ``[("a", ">", 5), ("b", "in", ["x", "y"])]`` is a
         conjunction, ``[[...], [...]]`` a disjunction of conjunctions. Ops ``==`` (``=``), ``!=``, ``<``, ``<=``,
         ``>``, ``>=``, ``in``, ``not in``, and the null tests ``("a", "is null")`` / ``("a", "is not null")``;
-        columns by name or dotted path into structs. Stripes and row groups that statistics and bloom filters
-        rule out are skipped, then rows are filtered exactly and the index is reset, as
-        ``df[mask].reset_index(drop=True)`` would. The rows kept are those ``pyarrow.dataset`` and
+        columns by name or dotted path into structs, resolved as ``columns`` resolves names. Stripes and row
+        groups that statistics and bloom filters rule out are skipped, then rows are filtered exactly and the index
+        is reset, as ``df[mask].reset_index(drop=True)`` would. The rows kept are those ``pyarrow.dataset`` and
         ``pandas.read_parquet`` keep for the same filter (:mod:`orcjit.pushdown.semantics`): a null satisfies
         ``not in`` but no comparison, NaN compares as IEEE 754 says and is a member of a list holding NaN, and
         ``-0.0`` equals ``0.0``, in lists too.
