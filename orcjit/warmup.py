@@ -7,22 +7,23 @@ installation and cache directory (in a container image's build step, for example
 load.
 
 Warmup does not call kernels with argument types of its own, which would drift from what the readers pass as the
-readers change, and then warm nothing. It reads small ORC files through the public API, so it compiles exactly the
-specialisations reads use: in full, through every dtype backend, as categories, by row range (which seeks), by
-stripe, as Arrow, column by column, and filtered on every column with ``==``, ``in``, ``>`` and ``is null``
-(statistics, row indexes, bloom filters, row filtering). The groups, each timed:
+readers change, and then warm nothing. It reads small ORC files that ship with orcjit through the public API only,
+so it compiles exactly the specialisations reads use: in full, through every dtype backend, as categories, by row
+range (which seeks), by stripe, stripe by stripe, as Arrow, column by column, and filtered on every primitive
+column with every filter op (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``, ``is null``, ``is not
+null``), which runs statistics, row indexes, bloom filters and row filtering. The groups, each timed:
 
-- the bundled files: ``orcjit/data/sample.orc`` (zstd), ``orcjit/data/warmup.orc`` (every ORC type, with and
-  without nulls, dictionary and direct strings, char, varchar, unions; zstd) and ``orcjit/data/warmup-v11.orc``
-  (RLE v1, zlib), the last two written by ``scripts/make_warmup_orc.py``;
-- the same rewritten uncompressed and with LZO by :func:`recompress` (no Python library writes LZO);
+- the bundled files: ``orcjit/data/sample.orc`` (zstd), ``warmup.orc`` (every ORC type, with and without nulls,
+  dictionary and direct strings, char, varchar, unions; zstd) and ``warmup-v11.orc`` (RLE v1, zlib);
+- ``warmup.orc`` rewritten uncompressed and with LZO;
 - every kind of source: bytes, bytearray, memoryview, file object and path, since the source decides whether
-  kernels see read-only or writable buffers (a specialisation each);
-- with pyarrow installed, files it writes from a table of every type it knows: zstd, a copy with every value null,
+  kernels see read-only or writable buffers;
+- files pyarrow wrote from a table of every type it knows, with wide values: zstd, a copy with every value null,
   each of its other codecs (uncompressed in several stripes, zlib, snappy, lz4), and RLE v1 (file version 0.11).
 
-Without pyarrow the last group is skipped, and so are reads that need it (``dtype_backend="pyarrow"``,
-``read_arrow``): reads without pyarrow cannot use those either.
+``scripts/make_warmup_orc.py`` writes the ``warmup*.orc`` files when orcjit is built; warmup only reads them, so it
+needs neither pyorc nor pyarrow. Without pyarrow, the reads that need it (``dtype_backend="pyarrow"``,
+``read_arrow``) are skipped: reads without pyarrow cannot use those either.
 """
 
 from __future__ import annotations
@@ -30,40 +31,66 @@ from __future__ import annotations
 import contextlib
 import importlib.resources
 import io
-import os
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import numpy as np
-
-from ._proto import orc_proto_pb2 as pb
-from .compression import decompress_stream
+from ._jit import registered_kernels
 from .errors import OrcError
 from .orcfile import ORCFile
 from .read import read_orc
 from .types.schema import TypeNode
 
-__all__ = ["GroupResult", "WarmupSummary", "bundled_files", "kernel_cache_dirs", "recompress", "warmup"]
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
-BUNDLED = ("data/sample.orc", "data/warmup-v11.orc", "data/warmup.orc")
-ROWS = 3000
-ROW_INDEX_STRIDE = 1000
-# chunks of the LZO rewrite; ORC's default compression block size
-LZO_BLOCK_SIZE = 256 * 1024
-# a literal run that the first byte of an LZO1X block can state alone holds at most 255 - 17 bytes
-_LZO_SHORT_RUN = 238
-_LZO_END = b"\x11\x00\x00"
-_NONE, _LZO = 0, 3
-# ROW_INDEX, BLOOM_FILTER, BLOOM_FILTER_UTF8: the streams of a stripe's index section
-_INDEX_KINDS = (6, 7, 8)
+__all__ = ["GroupResult", "WarmupSummary", "kernel_cache_dirs", "warmup"]
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Files of ``orcjit/data`` read together and timed as one group.
+
+    ``thorough`` names those of ``files`` also read column by column and filtered on every primitive column (the
+    others on their first only); with ``sources``, each file is read from every kind of source but bytes.
+    """
+
+    name: str
+    files: tuple[str, ...]
+    thorough: tuple[str, ...] = ()
+    sources: bool = False
+
+
+GROUPS = (
+    _Group(
+        "bundled files (zstd, zlib)",
+        ("sample.orc", "warmup.orc", "warmup-v11.orc"),
+        thorough=("warmup.orc", "warmup-v11.orc"),
+    ),
+    _Group("bundled files, uncompressed and LZO", ("warmup-none.orc", "warmup-lzo.orc")),
+    _Group("sources: bytearray, memoryview, file object, path", ("warmup.orc", "warmup-none.orc"), sources=True),
+    _Group(
+        "pyarrow-written: all types, all null, codecs, RLE v1",
+        (
+            "warmup-arrow.orc",
+            "warmup-arrow-nulls.orc",
+            "warmup-arrow-none.orc",
+            "warmup-arrow-zlib.orc",
+            "warmup-arrow-snappy.orc",
+            "warmup-arrow-lz4.orc",
+            "warmup-arrow-v11.orc",
+        ),
+        thorough=("warmup-arrow.orc",),
+    ),
+)
+# literals to compare with for kinds whose statistics hold no minimum and maximum
+_LITERALS: dict[str, tuple[Any, Any]] = {"boolean": (False, True), "binary": (b"", b"\x01")}
+_NO_PYARROW = 'reads that need pyarrow (dtype_backend="pyarrow", read_arrow): pyarrow is not installed'
 
 
 @dataclass(frozen=True)
@@ -98,7 +125,7 @@ class WarmupSummary:
     groups : tuple of GroupResult
         One per group of inputs, in the order run.
     skipped : tuple of str
-        Groups not run, each with the reason (pyarrow missing).
+        What was not warmed, each with the reason: without pyarrow, the reads that need it.
     cache_dirs : tuple of str
         The directories orcjit's kernels are cached in; empty when caching is off.
     seconds : float
@@ -135,22 +162,8 @@ class WarmupSummary:
 # -- counting what Numba does ---------------------------------------------------------------------------------------
 
 
-def _orcjit_dispatchers() -> list[Any]:
-    """Every kernel of orcjit's modules imported so far."""
-    from numba.core.dispatcher import Dispatcher
-
-    found: dict[int, Any] = {}
-    for name, module in list(sys.modules.items()):
-        if name != "orcjit" and not name.startswith("orcjit."):
-            continue
-        for value in list(vars(module).values()):
-            if isinstance(value, Dispatcher):
-                found[id(value)] = value
-    return list(found.values())
-
-
 def _cache_hits() -> int:
-    return sum(sum(d._cache_hits.values()) for d in _orcjit_dispatchers())
+    return sum(sum(d._cache_hits.values()) for d in registered_kernels())
 
 
 def kernel_cache_dirs() -> list[str]:
@@ -164,7 +177,7 @@ def kernel_cache_dirs() -> list[str]:
         under ``NUMBA_DISABLE_JIT=1``.
     """
     dirs = set()
-    for d in _orcjit_dispatchers():
+    for d in registered_kernels():
         path = getattr(getattr(d, "_cache", None), "_cache_path", None)  # Numba's NullCache has none
         if path:
             dirs.add(str(path))
@@ -183,8 +196,8 @@ class _CompileCounter:
 
     def on_end(self, event: Any) -> None:
         dispatcher = (event.data or {}).get("dispatcher")
-        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
-        if module == "orcjit" or module.startswith("orcjit."):
+        # looked up now: kernels of modules imported during the read are registered as they are imported
+        if any(dispatcher is kernel for kernel in registered_kernels()):
             with self._lock:
                 self.count += 1
 
@@ -199,183 +212,6 @@ def _counting() -> Iterator[_CompileCounter]:
         yield counter
 
 
-# -- inputs ---------------------------------------------------------------------------------------------------------
-
-
-def bundled_files() -> list[bytes]:
-    """The bytes of the ORC files that ship with orcjit."""
-    package = importlib.resources.files("orcjit")
-    return [package.joinpath(name).read_bytes() for name in BUNDLED]
-
-
-def _lzo_literal_block(data: bytes | memoryview) -> bytes:
-    """``data`` as one LZO1X block of a single literal run: valid LZO that any decoder reads back.
-
-    A run of up to 238 bytes is stated by its first byte (length + 17); a longer one by a zero byte and the length
-    less 18 in the zero-run scheme (each further zero byte adds 255, a final non-zero byte adds itself). The block
-    ends with the end-of-stream marker.
-    """
-    n = len(data)
-    if n <= _LZO_SHORT_RUN:
-        head = bytes([n + 17])
-    else:
-        rest = n - 18
-        zeros, last = divmod(rest, 255)
-        if last == 0:  # the final length byte must not be zero
-            zeros, last = zeros - 1, 255
-        head = b"\x00" + b"\x00" * zeros + bytes([last])
-    return head + bytes(data) + _LZO_END
-
-
-def _lzo_stream(data: bytes) -> bytes:
-    """A stream as ORC stores it under LZO: chunks of at most LZO_BLOCK_SIZE bytes, each after its 3-byte header."""
-    out = bytearray()
-    for start in range(0, len(data), LZO_BLOCK_SIZE):
-        block = _lzo_literal_block(memoryview(data)[start : start + LZO_BLOCK_SIZE])
-        out += (len(block) << 1).to_bytes(3, "little")  # the low bit clear: a compressed chunk
-        out += block
-    return bytes(out)
-
-
-def recompress(data: bytes, codec: int) -> bytes:
-    """Rewrite an ORC file uncompressed (``codec`` 0) or with LZO (``codec`` 3).
-
-    Every stream, stripe footer, the metadata and the footer are decompressed (whatever the file's codec) and
-    stored again, as they are or as LZO chunks (literal runs only: valid LZO, not smaller). Row indexes and bloom
-    filters are left out, since their positions count compressed bytes that no longer hold; the footer's row
-    index stride becomes 0.
-
-    Parameters
-    ----------
-    data : bytes
-        A whole ORC file.
-    codec : int
-        The CompressionKind to write: 0 (NONE) or 3 (LZO).
-
-    Returns
-    -------
-    bytes
-        A whole ORC file with the same rows, schema and statistics.
-    """
-    if codec not in (_NONE, _LZO):
-        raise ValueError(f"recompress writes NONE (0) or LZO (3), not compression kind {codec}")
-    encode: Callable[[bytes], bytes] = _lzo_stream if codec == _LZO else bytes
-    ps_len = data[-1]
-    postscript = pb.PostScript.FromString(data[-1 - ps_len : -1])
-    old_codec, block = postscript.compression, postscript.compressionBlockSize or LZO_BLOCK_SIZE
-    footer_start = len(data) - 1 - ps_len - postscript.footerLength
-    metadata_start = footer_start - postscript.metadataLength
-
-    def plain(start: int, length: int, what: str) -> bytes:
-        return bytes(decompress_stream(memoryview(data)[start : start + length], old_codec, block, what))
-
-    footer = pb.Footer.FromString(plain(footer_start, postscript.footerLength, "footer"))
-    metadata = plain(metadata_start, postscript.metadataLength, "metadata")
-    out = bytearray(b"ORC")
-    for stripe in footer.stripes:
-        stripe_footer = pb.StripeFooter.FromString(
-            plain(stripe.offset + stripe.indexLength + stripe.dataLength, stripe.footerLength, "stripe footer")
-        )
-        kept, pos = [], stripe.offset
-        for s in stripe_footer.streams:
-            if s.kind not in _INDEX_KINDS:
-                kept.append((s, encode(plain(pos, s.length, "stream"))))
-            pos += s.length
-        del stripe_footer.streams[:]
-        stripe.offset = len(out)
-        for s, body in kept:
-            stream = stripe_footer.streams.add()
-            stream.CopyFrom(s)
-            stream.length = len(body)
-            out += body
-        stripe.indexLength = 0
-        stripe.dataLength = len(out) - stripe.offset
-        body = encode(stripe_footer.SerializeToString())
-        stripe.footerLength = len(body)
-        out += body
-    footer.contentLength = len(out)
-    footer.rowIndexStride = 0
-    metadata_body = encode(metadata)
-    footer_body = encode(footer.SerializeToString())
-    out += metadata_body + footer_body
-    postscript.compression = codec
-    postscript.compressionBlockSize = LZO_BLOCK_SIZE
-    postscript.metadataLength = len(metadata_body)
-    postscript.footerLength = len(footer_body)
-    ps = postscript.SerializeToString()
-    return bytes(out + ps + bytes([len(ps)]))
-
-
-def _arrow_table(pa: Any) -> Any:
-    """A deterministic table of every type pyarrow writes to ORC, each column once with nulls, once without."""
-    rng = np.random.default_rng(20240607)
-    n = ROWS
-    words = np.array([f"word-{i}" for i in range(20)])
-    # the value shapes pick RLE v2's sub-encodings: repeats, deltas, wide random values with outliers
-    big = rng.integers(-(2**62), 2**62, n)
-    big[::97] = 0
-    ts = np.datetime64("2021-03-04T05:06:07", "ns") + rng.integers(0, 10**17, n).astype("timedelta64[ns]")
-    unscaled = rng.integers(-(10**15), 10**15, n)
-    columns = {
-        "bool": pa.array(rng.random(n) < 0.3),
-        "i8": pa.array(rng.integers(-128, 128, n).astype(np.int8)),
-        "i16": pa.array(rng.integers(-(2**15), 2**15, n).astype(np.int16)),
-        "i32": pa.array(np.repeat(rng.integers(-(2**31), 2**31, n // 10), 10).astype(np.int32)),
-        "i64": pa.array(big),
-        "seq": pa.array(np.arange(n, dtype=np.int64) * 3),
-        "f32": pa.array(rng.normal(0, 1e3, n).astype(np.float32)),
-        "f64": pa.array(rng.normal(0, 1e6, n)),
-        "str": pa.array([f"s{v}" for v in rng.permutation(n)]),
-        "dict": pa.array(words[rng.integers(0, len(words), n)]),
-        "bin": pa.array([bytes(rng.integers(0, 256, i % 9, dtype=np.uint8)) for i in range(n)], pa.binary()),
-        "dec": pa.array([Decimal(int(v) % 10**9).scaleb(-2) for v in unscaled], pa.decimal128(12, 2)),
-        "dec38": pa.array([Decimal((int(v) << 40) + 7).scaleb(-6) for v in unscaled], pa.decimal128(38, 6)),
-        "date": pa.array(rng.integers(-20000, 30000, n).astype(np.int32)).cast(pa.date32()),
-        "ts": pa.array(ts, pa.timestamp("ns")),
-        "ts_utc": pa.array(ts, pa.timestamp("ns", tz="UTC")),
-        "list": pa.array([list(range(i % 4)) for i in range(n)], pa.list_(pa.int32())),
-        "map": pa.array(
-            [[(f"k{j}", float(j)) for j in range(i % 3)] for i in range(n)], pa.map_(pa.string(), pa.float64())
-        ),
-        "struct": pa.array(
-            [{"a": i, "b": f"b{i % 5}"} for i in range(n)], pa.struct([("a", pa.int32()), ("b", pa.string())])
-        ),
-    }
-    null = rng.random(n) < 0.15
-    null[0] = False
-    mask = pa.array(null)
-    arrays, names = [], []
-    for name, arr in columns.items():
-        arrays += [arr, pa.compute.if_else(mask, pa.scalar(None, arr.type), arr)]
-        names += [name, f"{name}_nulls"]
-    return pa.table(arrays, names=names)
-
-
-def _arrow_file(pa: Any, table: Any, compression: str, **options: Any) -> bytes:
-    import pyarrow.orc
-
-    sink = pa.BufferOutputStream()
-    ncolumns = 1 + sum(_count_columns(f.type) for f in table.schema)
-    options.setdefault("row_index_stride", ROW_INDEX_STRIDE)
-    options.setdefault("dictionary_key_size_threshold", 0.5)  # "dict" columns as dictionaries, the others direct
-    options.setdefault("bloom_filter_columns", list(range(1, ncolumns)))
-    pyarrow.orc.write_table(table, sink, compression=compression, **options)
-    return bytes(sink.getvalue().to_pybytes())
-
-
-def _count_columns(typ: Any) -> int:
-    """ORC columns an Arrow type takes: itself and its nested children."""
-    import pyarrow as pa
-
-    if pa.types.is_map(typ):
-        return 1 + _count_columns(typ.key_type) + _count_columns(typ.item_type)
-    if pa.types.is_list(typ):
-        return 1 + _count_columns(typ.value_type)
-    if pa.types.is_struct(typ):
-        return 1 + sum(_count_columns(typ.field(i).type) for i in range(typ.num_fields))
-    return 1
-
-
 # -- reads ----------------------------------------------------------------------------------------------------------
 
 
@@ -387,23 +223,28 @@ def _has_pyarrow() -> bool:
     return True
 
 
-def _filter_terms(node: TypeNode, stats: Any) -> list[list[Any]]:
-    """Filters on one column that go through every pushdown stage: statistics, row indexes, bloom filters."""
-    lo, hi = getattr(stats, "minimum", None), getattr(stats, "maximum", None)
+def _filters(orc: ORCFile, node: TypeNode) -> list[list[Any]]:
+    """One filter of each op on ``node``, with literals inside its range, so that each goes through every pushdown
+    stage (statistics, row indexes, bloom filters) and keeps rows to filter; the first (``!=`` the minimum) keeps
+    most rows, not all."""
     name = node.name
-    terms: list[list[Any]] = [[(name, "is null")]]
+    terms: list[list[Any]] = []
+    stats = orc.statistics[node.column_id]
+    lo, hi = getattr(stats, "minimum", None), getattr(stats, "maximum", None)
+    if lo is None or hi is None:
+        lo, hi = _LITERALS.get(node.kind, (None, None))
     if lo is not None:
-        terms.append([(name, "==", lo)])
-        terms.append([(name, ">", lo)])
-        terms.append([(name, "in", [lo, hi] if hi is not None else [lo])])
-    return terms
+        terms += [[(name, op, lo)] for op in ("!=", "==", "<=", ">")]
+        terms += [[(name, op, hi)] for op in ("<", ">=")]
+        terms += [[(name, op, [lo, hi])] for op in ("in", "not in")]
+    return [*terms, [(name, "is null")], [(name, "is not null")]]
 
 
 def _read_all_ways(source: Any, *, thorough: bool) -> int:
     """Read ``source`` through the public API's paths; return the number of reads.
 
-    ``thorough`` adds a read of each column alone and filters on every column (each read with that column only, so
-    that it stays quick); without it, filters on the first column only.
+    ``thorough`` adds a read of each column alone and filters on every primitive column (each read with that
+    column only, so that it stays quick); without it, filters on the first primitive column only.
     """
     arrow = _has_pyarrow()
     reads = 0
@@ -429,10 +270,10 @@ def _read_all_ways(source: Any, *, thorough: bool) -> int:
             attempt(orc.read_arrow)
         primitive = [f for f in fields if not f.is_compound]
         for i, node in enumerate(primitive if thorough else primitive[:1]):
-            # every column of the file once (the rows kept, filtered), then this column alone
-            columns = None if i == 0 else [str(node.name)]
-            for terms in _filter_terms(node, orc.statistics[node.column_id]):
-                attempt(partial(orc.read, columns=columns, filters=terms))
+            for j, terms in enumerate(_filters(orc, node)):
+                # the first filter on the first column with every column read (rows dropped across them),
+                # the others with that column alone
+                attempt(partial(orc.read, columns=None if i == j == 0 else [str(node.name)], filters=terms))
             attempt(partial(orc.explain, [(node.name, "is not null")]))
         if thorough:
             for node in fields:
@@ -440,66 +281,27 @@ def _read_all_ways(source: Any, *, thorough: bool) -> int:
     return reads
 
 
-def _drain(frames: Iterable[Any]) -> None:
+def _drain(frames: Iterator[Any]) -> None:
     for _ in frames:
         pass
 
 
-def _sources(data: bytes, directory: str) -> Iterable[Callable[[], Any]]:
-    """Functions making a fresh source of each kind over the same file, but bytes (the default elsewhere)."""
-    path = os.path.join(directory, "warmup.orc")
-    with open(path, "wb") as f:
-        f.write(data)
-    yield lambda: bytearray(data)
-    yield lambda: memoryview(bytearray(data))
-    yield lambda: io.BytesIO(data)
-    yield lambda: path
+def _read_sources(resource: Traversable) -> int:
+    """Read a bundled file from every kind of source but bytes (the default elsewhere)."""
+    data = resource.read_bytes()
+    reads = 0
+    for source in (bytearray(data), memoryview(bytearray(data)), io.BytesIO(data)):
+        reads += _read_all_ways(source, thorough=False)
+    with importlib.resources.as_file(resource) as path:  # a temporary copy if the package is zipped
+        reads += _read_all_ways(str(path), thorough=False)
+    return reads
 
 
-@dataclass
-class _Plan:
-    groups: list[tuple[str, Callable[[], int]]] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-
-
-def _plan() -> _Plan:
-    plan = _Plan()
-    bundled = bundled_files()
-    rewritten = [recompress(data, codec) for data in bundled for codec in (_NONE, _LZO)]
-
-    def each(files: list[bytes], thorough: bool) -> Callable[[], int]:
-        return lambda: sum(_read_all_ways(data, thorough=thorough) for data in files)
-
-    def sources() -> int:
-        reads = 0
-        with tempfile.TemporaryDirectory(prefix="orcjit-warmup-") as directory:
-            for data in (bundled[-1], rewritten[-2]):  # zstd and uncompressed
-                reads += sum(_read_all_ways(make(), thorough=False) for make in _sources(data, directory))
-        return reads
-
-    plan.groups.append(("bundled files (zstd, zlib)", each(bundled, True)))
-    plan.groups.append(("bundled files, uncompressed and LZO", each(rewritten, False)))
-    plan.groups.append(("sources: bytearray, memoryview, file object, path", sources))
-    if not _has_pyarrow():
-        plan.skipped.append("files written by pyarrow: pyarrow is not installed")
-        return plan
-    import pyarrow as pa
-    import pyarrow.compute
-
-    table = _arrow_table(pa)
-    nulls = pa.table([pa.nulls(ROWS, c.type) for c in table.columns], names=table.column_names)
-
-    def written() -> int:
-        reads = _read_all_ways(_arrow_file(pa, table, "zstd"), thorough=True)
-        reads += _read_all_ways(_arrow_file(pa, nulls, "zstd"), thorough=False)
-        # small stripes: the uncompressed file splits into several, so seeks meet stripe boundaries
-        options: dict[str, dict[str, Any]] = {"uncompressed": {"stripe_size": 4096, "batch_size": 1000}}
-        for codec in ("uncompressed", "zlib", "snappy", "lz4"):
-            reads += _read_all_ways(_arrow_file(pa, table, codec, **options.get(codec, {})), thorough=False)
-        return reads + _read_all_ways(_arrow_file(pa, table, "zlib", file_version="0.11"), thorough=False)
-
-    plan.groups.append(("pyarrow-written: all types, all null, codecs, RLE v1", written))
-    return plan
+def _read_group(group: _Group) -> int:
+    data = importlib.resources.files("orcjit").joinpath("data")
+    if group.sources:
+        return sum(_read_sources(data.joinpath(name)) for name in group.files)
+    return sum(_read_all_ways(data.joinpath(n).read_bytes(), thorough=n in group.thorough) for n in group.files)
 
 
 # -- the entry point ------------------------------------------------------------------------------------------------
@@ -533,25 +335,23 @@ def warmup(*, out: TextIO | None = None, quiet: bool = False) -> WarmupSummary:
             stream.flush()
 
     started = time.perf_counter()
-    plan = _plan()
+    skipped = () if _has_pyarrow() else (_NO_PYARROW,)
     results: list[GroupResult] = []
-    for name, run in plan.groups:
+    for group in GROUPS:
         hits = _cache_hits()
         t = time.perf_counter()
         with _counting() as counter:
-            reads = run()
-        result = GroupResult(name, time.perf_counter() - t, counter.count, _cache_hits() - hits, reads)
+            reads = _read_group(group)
+        result = GroupResult(group.name, time.perf_counter() - t, counter.count, _cache_hits() - hits, reads)
         results.append(result)
         say(
-            f"  {name:<52} {result.seconds:7.2f} s  {result.compiled:4d} compiled  {result.loaded:4d} from cache"
+            f"  {group.name:<52} {result.seconds:7.2f} s  {result.compiled:4d} compiled  {result.loaded:4d} from cache"
             f"  ({reads} reads)"
         )
-    for reason in plan.skipped:
+    for reason in skipped:
         say(f"  skipped {reason}")
-    # kernels of modules imported during the groups (lazily imported ones) join the list
-    summary = WarmupSummary(
-        tuple(results), tuple(plan.skipped), tuple(kernel_cache_dirs()), time.perf_counter() - started
-    )
+    # kernels of modules imported during the groups (lazily imported ones) are registered by now
+    summary = WarmupSummary(tuple(results), skipped, tuple(kernel_cache_dirs()), time.perf_counter() - started)
     say(
         f"warmup done in {summary.seconds:.1f} s: {summary.compiled} kernel specialisations compiled, "
         f"{summary.loaded} loaded from the cache"

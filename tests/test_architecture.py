@@ -76,7 +76,7 @@ def _graph(key: object) -> dict[str, set[str]]:
             if owner is None:
                 continue
             a, b = key(module), key(owner)  # type: ignore[operator]
-            if a != b and "orcjit" not in (a, b):  # the package's __init__ re-exports the API: above everything
+            if a != b:
                 graph[a].add(b)
     return graph
 

@@ -59,11 +59,12 @@ except OSError:
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import orcjit
-from orcjit.warmup import _orcjit_dispatchers, kernel_cache_dirs
+from orcjit._jit import registered_kernels
+from orcjit.warmup import kernel_cache_dirs
 
 def used():
     return sorted(
-        d.py_func.__module__ + "." + d.py_func.__qualname__ for d in _orcjit_dispatchers() if d.signatures
+        d.py_func.__module__ + "." + d.py_func.__qualname__ for d in registered_kernels() if d.signatures
     )
 
 after_import = {"compiled": len(compiled), "used": used()}
@@ -74,7 +75,7 @@ print(json.dumps({
     "warnings": [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)],
     "after_import": after_import,
     "compiled": compiled,
-    "cache_hits": sum(sum(d._cache_hits.values()) for d in _orcjit_dispatchers()),
+    "cache_hits": sum(sum(d._cache_hits.values()) for d in registered_kernels()),
     "used": used(),
     "cache_dirs": kernel_cache_dirs(),
     "rows": rows,
@@ -300,3 +301,31 @@ def test_import_compiles_nothing_and_an_integer_read_only_integer_kernels(tmp_pa
         assert wrong == [], f"an integer read compiled or loaded {wrong}"
     assert all(not k.startswith(NOT_FOR_INTEGERS) for k in cold["compiled"])
     assert warm["compiled"] == [] and warm["cache_hits"] >= 1
+
+
+def test_every_kernel_is_registered() -> None:
+    """Warmup counts and finds caches through ``_jit.registered_kernels()``: every Numba dispatcher of orcjit's
+    modules must be there (made by ``jit``, not ``numba.njit``), and nothing else."""
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    for info in pkgutil.walk_packages(orcjit.__path__, "orcjit."):
+        try:
+            importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            continue
+    found = {
+        id(value): value
+        for name, module in list(sys.modules.items())
+        if name == "orcjit" or name.startswith("orcjit.")
+        for value in list(vars(module).values())
+        if isinstance(value, Dispatcher)
+    }
+    registered = {id(k): k for k in _jit.registered_kernels()}
+    assert found, "orcjit has kernels"
+    unregistered = [f"{d.py_func.__module__}.{d.py_func.__qualname__}" for i, d in found.items() if i not in registered]
+    assert unregistered == []
+    assert all(k.py_func.__module__.startswith("orcjit.") for k in registered.values())
+    assert len(registered) == len(_jit.registered_kernels()), "each kernel once"
