@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.expressions import filter_term, parse_filter_expression
-from ..types.resolve import resolve_column
+from ..types.resolve import name_list, resolve_column
 from ..types.schema import TypeNode
 
 PROG = "orcjit"
@@ -177,12 +177,7 @@ def column_list(text: str | None) -> list[str] | None:
     OrcError
         If the value names no column at all (``--columns ,``).
     """
-    if text is None:
-        return None
-    names = [c.strip() for c in text.split(",") if c.strip()]
-    if not names:
-        raise OrcError(f"--columns {text!r} names no column")
-    return names
+    return name_list(text, "--columns ")
 
 
 def select_nodes(orc: ORCFile, columns: Sequence[str] | None) -> list[TypeNode] | None:

@@ -72,7 +72,7 @@ from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from ..types.resolve import top_level_fields
+from ..types.resolve import name_list, resolve_column
 from .paths import DEFAULT_GLOB, resolve_paths
 from .types import arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone, zone_name
@@ -146,13 +146,7 @@ def _paths(options: Mapping[str, str]) -> list[str]:
 
 
 def _columns(options: Mapping[str, str]) -> list[str] | None:
-    text = _option(options, "columns")
-    if text is None:
-        return None
-    columns = [c.strip() for c in text.split(",") if c.strip()]
-    if not columns:
-        raise OrcError(f"orcjit: option columns={text!r} names no column")
-    return columns
+    return name_list(_option(options, "columns"), "orcjit: option columns=")
 
 
 # -- pushdown --------------------------------------------------------------------------------------------------------
@@ -320,10 +314,10 @@ class OrcjitReader(DataSourceReader):
         self.filters: list[list[tuple[str, str, Any]]] | None = None
         with ORCFile(self.files[0]) as f:
             self._expected = self._signature(f)
-            names = {name for name, _ in top_level_fields(f.schema)}
-        missing = [c for c in self.columns if c not in names]
-        if missing:
-            raise OrcError(f"orcjit: {self.files[0]} has no column {', '.join(map(repr, missing))}")
+            try:
+                spark_schema(f.schema, self.columns)  # every column named, once, by the rule reads use
+            except OrcError as exc:
+                raise OrcError(f"orcjit: {self.files[0]}: {exc}") from None
 
     def _signature(self, f: ORCFile) -> tuple[str, str]:
         return str(f.schema), spark_schema(f.schema).json()
@@ -360,8 +354,7 @@ class OrcjitReader(DataSourceReader):
         target = arrow_schema(self.schema)
         for path, stripes in partition.pieces:
             with ORCFile(path) as f:
-                by_name = dict(top_level_fields(f.schema))
-                fields = [(name, by_name[name]) for name in self.columns]
+                fields = [(name, resolve_column(f.schema, name)) for name in self.columns]
                 wall_clocks = any(n.kind == "timestamp" for _, node in fields for n in node.walk())
                 for i in stripes:
                     table = f.read_arrow(self.columns, filters=self.filters, stripes=[i])

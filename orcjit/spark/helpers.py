@@ -72,7 +72,7 @@ from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from ..types.resolve import top_level_fields
+from ..types.resolve import resolve_column
 from ..types.schema import TypeNode
 from .paths import DEFAULT_GLOB, resolve_paths
 from .types import arrow_schema, spark_schema, to_spark_batches
@@ -250,8 +250,7 @@ class _StripeReader:
                 f"{path}: its columns {declared.simpleString()} are not the declared "
                 f"{self.schema.simpleString()}: all files must have the schema given to read_files"
             )
-        by_name = dict(top_level_fields(f.schema))
-        fields = [(name, by_name[name]) for name in declared.fieldNames()]
+        fields = [(name, resolve_column(f.schema, name)) for name in declared.fieldNames()]
         wall_clocks = any(n.kind == "timestamp" for _, node in fields for n in node.walk())
         return fields, arrow_schema(declared), wall_clocks
 

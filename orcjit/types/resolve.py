@@ -43,6 +43,7 @@ __all__ = [
     "Selection",
     "decode_selection",
     "field_path",
+    "name_list",
     "named",
     "resolve_column",
     "resolve_name",
@@ -154,6 +155,22 @@ def resolve_name(column: Any, names: Sequence[str]) -> int:
         positions = ", ".join(str(i) for i in found)
         raise OrcError(f"column name {column!r} is ambiguous: it names {len(found)} columns, at positions {positions}")
     return found[0]
+
+
+def name_list(text: str | None, option: str) -> list[str] | None:
+    """The names of a comma-separated option value (``"id, trip.fare"``), or ``None`` when it was not given.
+
+    Raises
+    ------
+    OrcError
+        If the value names no column at all (``","``); the message starts with ``option``.
+    """
+    if text is None:
+        return None
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise OrcError(f"{option}{text!r} names no column")
+    return names
 
 
 def field_path(schema: TypeNode, parts: Sequence[str]) -> TypeNode | None:
