@@ -13,6 +13,7 @@ from ..errors import OrcError
 from ..types.kinds import BYTES_KINDS, KINDS, STRING_KINDS
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
+from .chunks import chunk_values
 
 __all__ = ["MAX_UNION_VARIANTS", "arrow_column", "arrow_type", "build_table", "large_strings", "to_arrow"]
 
@@ -147,7 +148,7 @@ def to_arrow(vec: ColumnVector, type_: Any) -> Any:
     validity = _validity(vec)
     nulls = vec.null_count
     if kind == "boolean":
-        bits = pa.py_buffer(np.packbits(vec.values.astype(np.bool_), bitorder="little"))
+        bits = pa.py_buffer(np.packbits(chunk_values(vec, np.bool_), bitorder="little"))
         return pa.Array.from_buffers(type_, n, [validity, bits], nulls)
     if kind in BYTES_KINDS:
         if vec.dictionary is not None:
