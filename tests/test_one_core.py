@@ -140,16 +140,18 @@ def test_indexes_and_the_cli_use_the_same_rule(duplicated: Path) -> None:
     assert code == 0 and "stripes read" in out
 
 
-def test_the_spark_filters_and_the_parquet_reader_refuse_ambiguous_names(duplicated: Path, tmp_path: Path) -> None:
-    pytest.importorskip("pyspark.sql.datasource")
-    from pyspark.sql.datasource import EqualTo
-
+def test_the_spark_filters_refuse_ambiguous_names(duplicated: Path) -> None:
+    datasource = pytest.importorskip("pyspark.sql.datasource")
+    if not hasattr(datasource, "EqualTo"):
+        pytest.skip("PySpark before 4.1 pushes no filters to Python data sources: there is nothing to translate")
     from orcjit.spark.filters import translate
 
     with orcjit.ORCFile(duplicated) as f:
-        accepted, rejected = translate([EqualTo(("a",), 2), EqualTo(("k",), 5)], f.schema)
+        accepted, rejected = translate([datasource.EqualTo(("a",), 2), datasource.EqualTo(("k",), 5)], f.schema)
     assert accepted == [[("k", "==", 5)]] and [r.attribute for r in rejected] == [("a",)]
 
+
+def test_the_parquet_reader_refuses_ambiguous_names(tmp_path: Path) -> None:
     from orcjit.parquet import ParquetError, read_parquet
 
     path = tmp_path / "dup.parquet"

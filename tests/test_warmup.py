@@ -27,6 +27,8 @@ import pytest
 
 import orcjit
 from orcjit.cli import main
+from orcjit.pushdown.filters import COMPARISONS, NULL_OPS, SET_OPS
+from orcjit.types.kinds import FILTERABLE_KINDS
 from orcjit.warmup import GROUPS
 
 from .conftest import EXAMPLES
@@ -36,24 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "orcjit" / "data"
 NO_PYARROW = "import sys; sys.modules['pyarrow'] = None\n"
 
-PRIMITIVE_KINDS = (
-    "boolean",
-    "tinyint",
-    "smallint",
-    "int",
-    "bigint",
-    "float",
-    "double",
-    "string",
-    "char",
-    "varchar",
-    "binary",
-    "decimal",
-    "date",
-    "timestamp",
-    "timestamp with local time zone",
-)
-OPS = ("==", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null")
+PRIMITIVE_KINDS = FILTERABLE_KINDS  # every kind but the compound ones
+OPS = COMPARISONS + SET_OPS + NULL_OPS
 CODECS = ["LZ4", "LZO", "NONE", "SNAPPY", "ZLIB", "ZSTD"]
 
 # Run in the child: reads every file named on the command line in several ways, and filtered with each op on each
