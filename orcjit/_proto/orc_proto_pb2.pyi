@@ -35,6 +35,7 @@ class CompressionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LZO: _ClassVar[CompressionKind]
     LZ4: _ClassVar[CompressionKind]
     ZSTD: _ClassVar[CompressionKind]
+    BROTLI: _ClassVar[CompressionKind]
 UNKNOWN_ENCRYPTION: EncryptionAlgorithm
 AES_CTR_128: EncryptionAlgorithm
 AES_CTR_256: EncryptionAlgorithm
@@ -52,6 +53,7 @@ SNAPPY: CompressionKind
 LZO: CompressionKind
 LZ4: CompressionKind
 ZSTD: CompressionKind
+BROTLI: CompressionKind
 
 class IntegerStatistics(_message.Message):
     __slots__ = ("minimum", "maximum", "sum")
@@ -143,8 +145,36 @@ class CollectionStatistics(_message.Message):
     totalChildren: int
     def __init__(self, minChildren: _Optional[int] = ..., maxChildren: _Optional[int] = ..., totalChildren: _Optional[int] = ...) -> None: ...
 
+class BoundingBox(_message.Message):
+    __slots__ = ("xmin", "xmax", "ymin", "ymax", "zmin", "zmax", "mmin", "mmax")
+    XMIN_FIELD_NUMBER: _ClassVar[int]
+    XMAX_FIELD_NUMBER: _ClassVar[int]
+    YMIN_FIELD_NUMBER: _ClassVar[int]
+    YMAX_FIELD_NUMBER: _ClassVar[int]
+    ZMIN_FIELD_NUMBER: _ClassVar[int]
+    ZMAX_FIELD_NUMBER: _ClassVar[int]
+    MMIN_FIELD_NUMBER: _ClassVar[int]
+    MMAX_FIELD_NUMBER: _ClassVar[int]
+    xmin: float
+    xmax: float
+    ymin: float
+    ymax: float
+    zmin: float
+    zmax: float
+    mmin: float
+    mmax: float
+    def __init__(self, xmin: _Optional[float] = ..., xmax: _Optional[float] = ..., ymin: _Optional[float] = ..., ymax: _Optional[float] = ..., zmin: _Optional[float] = ..., zmax: _Optional[float] = ..., mmin: _Optional[float] = ..., mmax: _Optional[float] = ...) -> None: ...
+
+class GeospatialStatistics(_message.Message):
+    __slots__ = ("bbox", "geospatialTypes")
+    BBOX_FIELD_NUMBER: _ClassVar[int]
+    GEOSPATIALTYPES_FIELD_NUMBER: _ClassVar[int]
+    bbox: BoundingBox
+    geospatialTypes: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, bbox: _Optional[_Union[BoundingBox, _Mapping]] = ..., geospatialTypes: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class ColumnStatistics(_message.Message):
-    __slots__ = ("numberOfValues", "intStatistics", "doubleStatistics", "stringStatistics", "bucketStatistics", "decimalStatistics", "dateStatistics", "binaryStatistics", "timestampStatistics", "hasNull", "bytesOnDisk", "collectionStatistics")
+    __slots__ = ("numberOfValues", "intStatistics", "doubleStatistics", "stringStatistics", "bucketStatistics", "decimalStatistics", "dateStatistics", "binaryStatistics", "timestampStatistics", "hasNull", "bytesOnDisk", "collectionStatistics", "geospatialStatistics")
     NUMBEROFVALUES_FIELD_NUMBER: _ClassVar[int]
     INTSTATISTICS_FIELD_NUMBER: _ClassVar[int]
     DOUBLESTATISTICS_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +187,7 @@ class ColumnStatistics(_message.Message):
     HASNULL_FIELD_NUMBER: _ClassVar[int]
     BYTESONDISK_FIELD_NUMBER: _ClassVar[int]
     COLLECTIONSTATISTICS_FIELD_NUMBER: _ClassVar[int]
+    GEOSPATIALSTATISTICS_FIELD_NUMBER: _ClassVar[int]
     numberOfValues: int
     intStatistics: IntegerStatistics
     doubleStatistics: DoubleStatistics
@@ -169,7 +200,8 @@ class ColumnStatistics(_message.Message):
     hasNull: bool
     bytesOnDisk: int
     collectionStatistics: CollectionStatistics
-    def __init__(self, numberOfValues: _Optional[int] = ..., intStatistics: _Optional[_Union[IntegerStatistics, _Mapping]] = ..., doubleStatistics: _Optional[_Union[DoubleStatistics, _Mapping]] = ..., stringStatistics: _Optional[_Union[StringStatistics, _Mapping]] = ..., bucketStatistics: _Optional[_Union[BucketStatistics, _Mapping]] = ..., decimalStatistics: _Optional[_Union[DecimalStatistics, _Mapping]] = ..., dateStatistics: _Optional[_Union[DateStatistics, _Mapping]] = ..., binaryStatistics: _Optional[_Union[BinaryStatistics, _Mapping]] = ..., timestampStatistics: _Optional[_Union[TimestampStatistics, _Mapping]] = ..., hasNull: _Optional[bool] = ..., bytesOnDisk: _Optional[int] = ..., collectionStatistics: _Optional[_Union[CollectionStatistics, _Mapping]] = ...) -> None: ...
+    geospatialStatistics: GeospatialStatistics
+    def __init__(self, numberOfValues: _Optional[int] = ..., intStatistics: _Optional[_Union[IntegerStatistics, _Mapping]] = ..., doubleStatistics: _Optional[_Union[DoubleStatistics, _Mapping]] = ..., stringStatistics: _Optional[_Union[StringStatistics, _Mapping]] = ..., bucketStatistics: _Optional[_Union[BucketStatistics, _Mapping]] = ..., decimalStatistics: _Optional[_Union[DecimalStatistics, _Mapping]] = ..., dateStatistics: _Optional[_Union[DateStatistics, _Mapping]] = ..., binaryStatistics: _Optional[_Union[BinaryStatistics, _Mapping]] = ..., timestampStatistics: _Optional[_Union[TimestampStatistics, _Mapping]] = ..., hasNull: _Optional[bool] = ..., bytesOnDisk: _Optional[int] = ..., collectionStatistics: _Optional[_Union[CollectionStatistics, _Mapping]] = ..., geospatialStatistics: _Optional[_Union[GeospatialStatistics, _Mapping]] = ...) -> None: ...
 
 class RowIndexEntry(_message.Message):
     __slots__ = ("positions", "statistics")
@@ -288,7 +320,7 @@ class StringPair(_message.Message):
     def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class Type(_message.Message):
-    __slots__ = ("kind", "subtypes", "fieldNames", "maximumLength", "precision", "scale", "attributes")
+    __slots__ = ("kind", "subtypes", "fieldNames", "maximumLength", "precision", "scale", "attributes", "crs", "algorithm")
     class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         BOOLEAN: _ClassVar[Type.Kind]
@@ -310,6 +342,8 @@ class Type(_message.Message):
         VARCHAR: _ClassVar[Type.Kind]
         CHAR: _ClassVar[Type.Kind]
         TIMESTAMP_INSTANT: _ClassVar[Type.Kind]
+        GEOMETRY: _ClassVar[Type.Kind]
+        GEOGRAPHY: _ClassVar[Type.Kind]
     BOOLEAN: Type.Kind
     BYTE: Type.Kind
     SHORT: Type.Kind
@@ -329,6 +363,20 @@ class Type(_message.Message):
     VARCHAR: Type.Kind
     CHAR: Type.Kind
     TIMESTAMP_INSTANT: Type.Kind
+    GEOMETRY: Type.Kind
+    GEOGRAPHY: Type.Kind
+    class EdgeInterpolationAlgorithm(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        SPHERICAL: _ClassVar[Type.EdgeInterpolationAlgorithm]
+        VINCENTY: _ClassVar[Type.EdgeInterpolationAlgorithm]
+        THOMAS: _ClassVar[Type.EdgeInterpolationAlgorithm]
+        ANDOYER: _ClassVar[Type.EdgeInterpolationAlgorithm]
+        KARNEY: _ClassVar[Type.EdgeInterpolationAlgorithm]
+    SPHERICAL: Type.EdgeInterpolationAlgorithm
+    VINCENTY: Type.EdgeInterpolationAlgorithm
+    THOMAS: Type.EdgeInterpolationAlgorithm
+    ANDOYER: Type.EdgeInterpolationAlgorithm
+    KARNEY: Type.EdgeInterpolationAlgorithm
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUBTYPES_FIELD_NUMBER: _ClassVar[int]
     FIELDNAMES_FIELD_NUMBER: _ClassVar[int]
@@ -336,6 +384,8 @@ class Type(_message.Message):
     PRECISION_FIELD_NUMBER: _ClassVar[int]
     SCALE_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    CRS_FIELD_NUMBER: _ClassVar[int]
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
     kind: int
     subtypes: _containers.RepeatedScalarFieldContainer[int]
     fieldNames: _containers.RepeatedScalarFieldContainer[str]
@@ -343,7 +393,9 @@ class Type(_message.Message):
     precision: int
     scale: int
     attributes: _containers.RepeatedCompositeFieldContainer[StringPair]
-    def __init__(self, kind: _Optional[int] = ..., subtypes: _Optional[_Iterable[int]] = ..., fieldNames: _Optional[_Iterable[str]] = ..., maximumLength: _Optional[int] = ..., precision: _Optional[int] = ..., scale: _Optional[int] = ..., attributes: _Optional[_Iterable[_Union[StringPair, _Mapping]]] = ...) -> None: ...
+    crs: str
+    algorithm: int
+    def __init__(self, kind: _Optional[int] = ..., subtypes: _Optional[_Iterable[int]] = ..., fieldNames: _Optional[_Iterable[str]] = ..., maximumLength: _Optional[int] = ..., precision: _Optional[int] = ..., scale: _Optional[int] = ..., attributes: _Optional[_Iterable[_Union[StringPair, _Mapping]]] = ..., crs: _Optional[str] = ..., algorithm: _Optional[int] = ...) -> None: ...
 
 class StripeInformation(_message.Message):
     __slots__ = ("offset", "indexLength", "dataLength", "footerLength", "numberOfRows", "encryptStripeId", "encryptedLocalKeys")
