@@ -255,7 +255,8 @@ def read_row_index(meta: FileMeta, index: int, column: str | int) -> RowIndex | 
             f"rows at a stride of {stride} make {groups} row groups"
         )
     starts = stride * np.arange(groups, dtype=np.int64)
-    split = column_positions([list(e.positions) for e in message.entry], node, footer, meta.compressed, where)
+    entries = [list(e.positions) for e in message.entry]
+    split = column_positions(entries, node, footer, meta.compressed, where, meta.tail.decimal64)
     return RowIndex(
         stripe=stripe.index,
         column_id=node.column_id,

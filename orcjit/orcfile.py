@@ -104,7 +104,8 @@ class ORCFile:
 
     @property
     def file_version(self) -> str:
-        """The file format version, ``"0.11"`` or ``"0.12"``."""
+        """The file format version: ``"0.11"``, ``"0.12"``, or ``"1.9999"`` for ORC Java's pre-2.0 format
+        ("UNSTABLE-PRE-2.0", whose decimals of precision 18 or less are stored as integers)."""
         version = list(self.meta.tail.postscript.version) or [0, 11]
         return ".".join(str(v) for v in version)
 
@@ -252,10 +253,19 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         progress: bool = False,
+        hive11_decimals: str = "orc_cpp",
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            progress,
+            hive11_decimals=hive11_decimals,
         )
         return read_frame(self.meta, options)
 
@@ -270,12 +280,20 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        hive11_decimals: str = "orc_cpp",
     ) -> pd.DataFrame:
         """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file; its columns are
         decoded in parallel unless ``use_threads=False``."""
         index = self._stripe_index(i)
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            hive11_decimals=hive11_decimals,
         )
         return read_frame(self.meta, options, [index], file_row_index=True)
 
@@ -290,6 +308,7 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         progress: bool = False,
+        hive11_decimals: str = "orc_cpp",
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
@@ -300,7 +319,15 @@ class ORCFile:
         """
         # wrong arguments, and reads that need encrypted columns, fail before the first stripe
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            progress,
+            hive11_decimals=hive11_decimals,
         )
         plan = plan_read(self.meta, columns, filters, encrypted)
         options = dataclasses.replace(options, progress=False)  # one bar over the stripes, not one per stripe
@@ -328,6 +355,7 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        hive11_decimals: str = "orc_cpp",
     ) -> pd.DataFrame:
         """Read rows ``[start, stop)`` of the file into a DataFrame whose index holds the rows' file numbers.
 
@@ -349,14 +377,21 @@ class ORCFile:
             raise OrcError(f"rows [{start}, {stop}): start must be 0 or more and stop no less than start")
         start, stop = min(int(start), self.nrows), min(int(stop), self.nrows)
         options = ReadOptions(
-            columns, None, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted=encrypted
+            columns,
+            None,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            hive11_decimals=hive11_decimals,
         )
         plan = plan_read(self.meta, columns, None, encrypted)
         if not plan.output.fields:
             # no columns, but one row per row in the range, as read() gives
             return pd.DataFrame(index=pd.RangeIndex(start, stop), columns=pd.Index([], dtype=object))
         runs = row_range_runs(self.meta, start, stop, plan.decode)
-        got = scan_runs(self.meta, runs, plan, dictionary_as_category, options.workers)
+        got = scan_runs(self.meta, runs, plan, options)
         frame = to_frame(self.meta, got, options.backend, dictionary_as_category, file_row_index=True)
         if not runs:
             frame.index = pd.RangeIndex(start, start)
@@ -373,12 +408,14 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         progress: bool = False,
+        hive11_decimals: str = "orc_cpp",
     ) -> Any:
         """Read the file, or the stripes listed in ``stripes``, into a ``pyarrow.Table``.
 
         The table has the types ``pyarrow.orc.read_table`` gives (unions as dense unions); decoded buffers are
         handed to Arrow without copies. ``columns``, ``filters``, ``dictionary_as_category``, ``use_threads``,
-        ``max_workers``, ``encrypted`` and ``progress`` are as in :func:`orcjit.read_orc`.
+        ``max_workers``, ``encrypted``, ``progress`` and ``hive11_decimals`` (not ``"exact"``) are as in
+        :func:`orcjit.read_orc`.
 
         Raises
         ------
@@ -392,7 +429,15 @@ class ORCFile:
         import pyarrow  # noqa: F401  (fails first, and clearly, without pyarrow)
 
         options = ReadOptions(
-            columns, filters, None, dictionary_as_category, use_threads, max_workers, encrypted, progress
+            columns,
+            filters,
+            None,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            progress,
+            hive11_decimals=hive11_decimals,
         )
         indices = None if stripes is None else [self._stripe_index(i) for i in stripes]
         return read_table(self.meta, options, indices)

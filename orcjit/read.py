@@ -28,6 +28,7 @@ def read_orc(
     max_workers: int | None = None,
     encrypted: str = "raise",
     progress: bool = False,
+    hive11_decimals: str = "orc_cpp",
     **kwargs: Any,
 ) -> pd.DataFrame:
     """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
@@ -74,6 +75,14 @@ def read_orc(
         its total is the stripes left after statistics pruning (stripes skipped by ``filters`` are not counted),
         and it advances as each stripe's decoding finishes. It is closed even when the read fails. Needs tqdm
         (``pip install tqdm``, or ``orcjit[progress]``).
+    hive11_decimals : {"orc_cpp", "orc_java", "exact"}, default "orc_cpp"
+        How to give the decimals of Hive 0.11 files, whose ``decimal`` type states no precision or scale and
+        whose values each carry a scale of their own (:class:`orcjit.types.kinds.Hive11Decimals`). ``"orc_cpp"``:
+        as ORC C++, pyarrow and pandas.read_orc give them, ``decimal(38,6)``, further digits dropped (truncated
+        toward zero). ``"orc_java"``: as Spark and Hive give them, ``decimal(38,10)``, rounded half away from
+        zero. ``"exact"``: each value as stored, at its own scale (the NumPy backends only: an Arrow decimal has
+        one scale). A value needing more than 38 digits at the scale raises :class:`OrcError`. Other decimals,
+        whose type states precision and scale, are read as they are.
     **kwargs
         pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
         than ignoring them.
@@ -92,13 +101,22 @@ def read_orc(
     OrcError
         If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
         unsupported keyword, ``max_workers`` not a positive int, ``encrypted`` not one of its values,
-        ``progress`` not a bool, or ``progress=True`` without tqdm installed), or if the read needs an encrypted
+        ``progress`` not a bool, or ``progress=True`` without tqdm installed, ``hive11_decimals`` not one of its
+        values), or if the read needs an encrypted
         column and ``encrypted="raise"``.
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
     options = ReadOptions(
-        columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+        columns,
+        filters,
+        dtype_backend,
+        dictionary_as_category,
+        use_threads,
+        max_workers,
+        encrypted,
+        progress,
+        hive11_decimals=hive11_decimals,
     )
     meta, owned = open_file(path, filesystem)
     try:

@@ -30,6 +30,9 @@ MAX_MESSAGE_SIZE = 1 << 30
 HEADER_SIZE = 3
 # bytes of a file's start that tell what a file that is not ORC is instead
 SNIFF_SIZE = 64
+# the version ORC Java and ORC C++ write when asked for the unfinished ORC 2.0 format ("UNSTABLE-PRE-2.0"):
+# ORC v1 but for decimals of precision 18 or less, stored as integers (the decimal64 layout)
+UNSTABLE_PRE_2_0 = (1, 9999)
 
 
 # what each message is called in errors: ORC's names for the parts of a file, not the protobuf types
@@ -87,6 +90,11 @@ class FileTail:
     def content_end(self) -> int:
         """Offset where the body ends and the tail begins."""
         return self.file_size - self.tail_length
+
+    @property
+    def decimal64(self) -> bool:
+        """Whether the file stores decimals of precision 18 or less as integers (ORC Java's pre-2.0 format)."""
+        return tuple(self.postscript.version)[:2] == UNSTABLE_PRE_2_0
 
     def decompress(self, data: bytes | memoryview, what: str) -> bytes | memoryview:
         """Decompress a stream of this file: read-only bytes, or a view when nothing needed decompressing."""
@@ -178,11 +186,11 @@ def _parse_tail(source: ByteSource, buf: bytes, name: str) -> FileTail:
         )
     ps_raw = buf[len(buf) - 1 - ps_len : len(buf) - 1]
     ps = parse_message(pb.PostScript, ps_raw, f"{name}: PostScript at offset {ps_offset}")
-    version = list(ps.version)
-    if version and version[0] != 0:
+    version = tuple(ps.version)
+    if version and version[0] != 0 and version[:2] != UNSTABLE_PRE_2_0:
         raise OrcError(
-            f"{name}: file format version {'.'.join(map(str, version))} is not ORC v1 (0.11 or 0.12), "
-            "which is what orcjit reads"
+            f"{name}: file format version {'.'.join(map(str, version))} is not ORC v1 (0.11 or 0.12) nor ORC Java's "
+            "pre-2.0 format (1.9999), which is what orcjit reads"
         )
 
     compression = ps.compression

@@ -12,8 +12,9 @@ days since 1970-01-01, ``bigint`` columns plain integers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 from py4j.java_gateway import get_field, set_field
 
 NS = 1_000_000_000
+_WIDE = Context(prec=80)  # exact arithmetic on any decimal a test writes
 _NS_PER_MS = 1_000_000
 
 
@@ -133,3 +135,92 @@ def read_orc_java(spark: Any, path: str | Path, reader_zone: str, *, batch_size:
                     parts[name].append(_from_java(spark, get_field(vectors[i], "vector"), count, "long"))
         rows.close()
     return {name: np.concatenate(chunks) if chunks else np.empty(0, np.int64) for name, chunks in parts.items()}
+
+
+def write_orc_java_decimals(
+    spark: Any,
+    path: str | Path,
+    schema: str,
+    columns: Mapping[str, Sequence[Decimal | None]],
+    *,
+    version: str = "UNSTABLE_PRE_2_0",
+    stripe_size: int | None = None,
+    row_index_stride: int = 10_000,
+    batch_size: int = 1024,
+) -> Path:
+    """Write decimal ``columns`` (top-level fields of the struct ``schema``, in order) with ORC Java, as file
+    format ``version`` (an ``OrcFile.Version`` name: ``UNSTABLE_PRE_2_0`` stores decimals of precision 18 or less
+    as integers). Values go through ORC Java's decimal row batches (``Decimal64ColumnVector`` for precision 18 or
+    less, unscaled at the type's scale; ``DecimalColumnVector`` beyond), nulls as ``isNull``."""
+    jvm = spark._jvm
+    orc = jvm.org.apache.orc
+    description = orc.TypeDescription.fromString(schema)
+    children = list(description.getChildren())
+    assert list(description.getFieldNames()) == list(columns)
+    options = (
+        orc.OrcFile.writerOptions(jvm.org.apache.hadoop.conf.Configuration())
+        .setSchema(description)
+        .version(getattr(orc.OrcFile.Version, version))
+        .rowIndexStride(row_index_stride)
+        .blockPadding(False)
+    )
+    if stripe_size is not None:
+        options = options.stripeSize(stripe_size)
+    path = Path(path)
+    if path.exists():
+        path.unlink()
+    hive_decimal = jvm.org.apache.hadoop.hive.common.type.HiveDecimal
+    writer = orc.OrcFile.createWriter(jvm.org.apache.hadoop.fs.Path(str(path)), options)
+    batch = description.createRowBatch(orc.TypeDescription.RowBatchVersion.USE_DECIMAL64, batch_size)
+    rows = len(next(iter(columns.values())))
+    for start in range(0, rows, batch_size):
+        count = min(batch_size, rows - start)
+        vectors = get_field(batch, "cols")
+        for i, (child, values) in enumerate(zip(children, columns.values(), strict=True)):
+            part = list(values[start : start + count])
+            vector = vectors[i]
+            set_field(vector, "noNulls", all(v is not None for v in part))
+            nulls = get_field(vector, "isNull")
+            for j, v in enumerate(part):
+                nulls[j] = v is None
+            if child.getPrecision() <= 18:
+                scale = child.getScale()
+                unscaled = [0 if v is None else int(v.scaleb(scale, context=_WIDE)) for v in part]
+                _copy_into(spark, np.array(unscaled, dtype=np.int64), get_field(vector, "vector"), "long")
+            else:
+                for j, v in enumerate(part):
+                    vector.set(j, hive_decimal.create(str(v if v is not None else 0)))
+        set_field(batch, "size", count)
+        writer.addRowBatch(batch)
+    writer.close()
+    return path
+
+
+def read_orc_java_decimals(spark: Any, path: str | Path, batch_size: int = 1024) -> dict[str, list[Decimal | None]]:
+    """ORC Java's own read of every top-level decimal column: each value as its reader hands it over
+    (``HiveDecimalWritable``; a Hive 0.11 decimal at the scale it was stored with)."""
+    jvm = spark._jvm
+    orc = jvm.org.apache.orc
+    conf = jvm.org.apache.hadoop.conf.Configuration()
+    reader = orc.OrcFile.createReader(jvm.org.apache.hadoop.fs.Path(str(path)), orc.OrcFile.readerOptions(conf))
+    description = reader.getSchema()
+    names = list(description.getFieldNames())
+    kinds = [str(child.getCategory().getName()) for child in description.getChildren()]
+    out: dict[str, list[Decimal | None]] = {n: [] for n, k in zip(names, kinds, strict=True) if k == "decimal"}
+    rows = reader.rows()
+    batch = description.createRowBatch(batch_size)  # DecimalColumnVector for every precision
+    while rows.nextBatch(batch):
+        count = get_field(batch, "size")
+        vectors = get_field(batch, "cols")
+        for i, name in enumerate(names):
+            if name not in out:
+                continue
+            vector = vectors[i]
+            no_nulls = get_field(vector, "noNulls")
+            repeating = get_field(vector, "isRepeating")
+            nulls, values = get_field(vector, "isNull"), get_field(vector, "vector")
+            for j in range(count):
+                k = 0 if repeating else j
+                out[name].append(None if not no_nulls and nulls[k] else Decimal(str(values[k].toString())))
+    rows.close()
+    return out

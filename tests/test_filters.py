@@ -687,7 +687,7 @@ def test_kleene_logic_and_evaluate() -> None:
     s = stats("s", ROWS, True, minimum="b", maximum="m")
     by_id = {i.column_id: i, s.column_id: s}
 
-    def ev(filters: Any, trusted: Any = lambda kind: True) -> int:
+    def ev(filters: Any, trusted: Any = lambda node: True) -> int:
         return evaluate(norm(filters), by_id, ROWS, trusted)
 
     assert ev([("i", "==", 5)]) == NO
@@ -698,4 +698,4 @@ def test_kleene_logic_and_evaluate() -> None:
     assert ev([[("i", "==", 5)], [("s", "==", "a")]]) == NO
     assert ev([[("i", "==", 5)], [("i", ">=", 10)]]) == YES
     assert ev([("big", "==", 5)]) == MAYBE  # no statistics for the column
-    assert ev([("i", "==", 5)], trusted=lambda kind: kind != "int") == MAYBE  # untrusted: never pruned
+    assert ev([("i", "==", 5)], trusted=lambda node: node.kind != "int") == MAYBE  # untrusted: never pruned

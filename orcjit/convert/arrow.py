@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Set
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,15 @@ from ..types.resolve import Selection
 from ..types.schema import TypeNode
 from .chunks import chunk_values
 
-__all__ = ["MAX_UNION_VARIANTS", "arrow_column", "arrow_type", "build_table", "large_strings", "to_arrow"]
+__all__ = [
+    "MAX_UNION_VARIANTS",
+    "arrow_column",
+    "arrow_type",
+    "build_table",
+    "decimal_scales",
+    "large_strings",
+    "to_arrow",
+]
 
 # Arrow's union type codes are int8 values 0..127; ORC unions may have up to 256 variants
 MAX_UNION_VARIANTS = 128
@@ -41,11 +49,42 @@ def dictionary_columns(vectors: Iterable[ColumnVector]) -> set[int]:
     return found
 
 
-def arrow_type(node: TypeNode, selected: Set[int] | None = None, dictionary_ids: Set[int] = frozenset()) -> Any:
+def decimal_scales(vectors: Iterable[ColumnVector]) -> dict[int, int]:
+    """The scale a read brought the Hive 0.11 decimals among ``vectors`` to, by column id.
+
+    Raises
+    ------
+    OrcError
+        If they were read exactly: their scale varies per value, and an Arrow decimal has one per column.
+    """
+    found: dict[int, int] = {}
+    stack = list(vectors)
+    while stack:
+        vec = stack.pop()
+        if vec.scales is not None:
+            raise OrcError(
+                f"column {vec.node.path!r}: Hive 0.11 decimals read exactly keep a scale per value, and an Arrow "
+                "decimal has one per column: read them with a NumPy dtype_backend, or hive11_decimals='orc_cpp' "
+                "or 'orc_java'"
+            )
+        if vec.scale is not None:
+            found[vec.node.column_id] = vec.scale
+        stack.extend(vec.children)
+    return found
+
+
+def arrow_type(
+    node: TypeNode,
+    selected: Set[int] | None = None,
+    dictionary_ids: Set[int] = frozenset(),
+    scales: Mapping[int, int] | None = None,
+) -> Any:
     """The Arrow type pyarrow's ORC reader uses for ``node``: struct fields limited to the ``selected`` column ids,
     the strings whose column ids are in ``dictionary_ids`` as dictionaries (``dictionary_as_category``: the
-    columns dictionary-encoded in at least one stripe read)."""
+    columns dictionary-encoded in at least one stripe read), Hive 0.11 decimals at the scale ``scales`` gives
+    (:func:`decimal_scales`)."""
     pa = _pa()
+    scales = scales or {}
     kind = node.kind
     if kind in STRING_KINDS and node.column_id in dictionary_ids:
         return pa.dictionary(pa.int32(), pa.string())
@@ -55,16 +94,18 @@ def arrow_type(node: TypeNode, selected: Set[int] | None = None, dictionary_ids:
     if simple is not None:
         return pa.type_for_alias(simple)
     if kind == "decimal":
-        return pa.decimal128(node.decimal_precision, node.decimal_scale)
+        return pa.decimal128(node.decimal_precision, scales.get(node.column_id, node.decimal_scale))
     if kind == "array":
-        return pa.list_(arrow_type(node.children[0], selected, dictionary_ids))
+        return pa.list_(arrow_type(node.children[0], selected, dictionary_ids, scales))
     if kind == "map":
         key, value = node.children
-        return pa.map_(arrow_type(key, selected, dictionary_ids), arrow_type(value, selected, dictionary_ids))
+        return pa.map_(
+            arrow_type(key, selected, dictionary_ids, scales), arrow_type(value, selected, dictionary_ids, scales)
+        )
     if kind == "struct":
         return pa.struct(
             [
-                pa.field(c.name, arrow_type(c, selected, dictionary_ids))
+                pa.field(c.name, arrow_type(c, selected, dictionary_ids, scales))
                 for c in node.children
                 if selected is None or c.column_id in selected
             ]
@@ -75,7 +116,10 @@ def arrow_type(node: TypeNode, selected: Set[int] | None = None, dictionary_ids:
                 f"column {node.path!r}: a union of {len(node.children)} variants, more than an Arrow union holds "
                 f"({MAX_UNION_VARIANTS}); the NumPy backends read it"
             )
-        fields = [pa.field(f"_union_{i}", arrow_type(c, selected, dictionary_ids)) for i, c in enumerate(node.children)]
+        fields = [
+            pa.field(f"_union_{i}", arrow_type(c, selected, dictionary_ids, scales))
+            for i, c in enumerate(node.children)
+        ]
         return pa.sparse_union(fields, list(range(len(fields))))
     raise AssertionError(kind)
 
@@ -220,8 +264,9 @@ def build_table(
     pa = _pa()
     # strings become dictionaries where at least one piece read keeps a dictionary; directly encoded ones stay strings
     dictionary_ids = dictionary_columns(v for column in columns for v in column) if dictionary_as_category else set()
+    scales = decimal_scales(v for column in columns for v in column)
     arrays = [
-        arrow_column(chunks, arrow_type(node, selection.selected, dictionary_ids))
+        arrow_column(chunks, arrow_type(node, selection.selected, dictionary_ids, scales))
         for node, chunks in zip(selection.fields, columns, strict=True)
     ]
     return pa.Table.from_arrays(arrays, names=list(selection.names))

@@ -20,7 +20,7 @@ from ..kernels.convert import distinct_rows
 from ..types.schema import TypeNode
 from .chunks import check, kernel_valid, read_only, table_take, valid_of, values_of
 
-__all__ = ["DEDUPE_MIN_VALUES", "DEDUPE_SAMPLE", "decimal_objects", "decimals"]
+__all__ = ["DEDUPE_MIN_VALUES", "DEDUPE_SAMPLE", "column_scale", "decimal_objects", "decimals"]
 
 # below this many values a column is converted value by value without looking for repeats
 DEDUPE_MIN_VALUES = 256
@@ -33,7 +33,9 @@ _WIDE = decimal.Context(prec=80, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, t
 
 
 def decimals(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray:
-    scale = node.decimal_scale
+    if any(c.scales is not None for c in chunks):
+        return _exact(chunks)
+    scale = column_scale(node, chunks)
     lanes = read_only(values_of(chunks, np.int64, width=2, owned=False))
     valid = valid_of(chunks)
     n = len(lanes)
@@ -47,6 +49,24 @@ def decimals(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndar
         return decimal_objects(lanes, scale)
     out = np.full(n, None, dtype=object)
     out[valid] = decimal_objects(lanes[valid], scale)
+    return out
+
+
+def column_scale(node: TypeNode, chunks: list[ColumnVector]) -> int:
+    """The scale of a decimal column's values: its type's, or the one a read brought Hive 0.11 decimals to."""
+    return next((c.scale for c in chunks if c.scale is not None), node.decimal_scale)
+
+
+def _exact(chunks: list[ColumnVector]) -> np.ndarray:
+    """Hive 0.11 decimals as stored: each value with its own scale (few distinct ones: one conversion each)."""
+    lanes = values_of(chunks, np.int64, width=2, owned=False)
+    scales = np.concatenate([np.zeros(c.length, np.int64) if c.scales is None else c.scales for c in chunks])
+    valid = valid_of(chunks)
+    out = np.full(len(lanes), None, dtype=object)
+    rows = np.arange(len(lanes)) if valid is None else np.flatnonzero(valid)
+    for scale in np.unique(scales[rows]).tolist():
+        at = rows[scales[rows] == scale]
+        out[at] = decimal_objects(lanes[at], scale)
     return out
 
 

@@ -21,7 +21,7 @@ from ..errors import OrcError
 from ..types.kinds import BACKENDS, STRING_KINDS
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
-from .arrow import arrow_column, arrow_type, build_table, dictionary_columns
+from .arrow import arrow_column, arrow_type, build_table, decimal_scales, dictionary_columns
 from .env import arrow_available
 from .strings import categorical
 from .values import convert_values
@@ -49,7 +49,8 @@ def convert_column(
     if backend not in BACKENDS:
         raise OrcError(f"dtype_backend {backend!r} is invalid, use one of {', '.join(BACKENDS)}")
     if backend == "pyarrow":
-        return pd.arrays.ArrowExtensionArray(arrow_column(chunks, arrow_type(node, selected, dictionary_ids)))
+        type_ = arrow_type(node, selected, dictionary_ids, decimal_scales(chunks))
+        return pd.arrays.ArrowExtensionArray(arrow_column(chunks, type_))
     if node.kind in STRING_KINDS and node.column_id in dictionary_ids:
         return categorical(node, chunks)
     return convert_values(node, chunks, backend)

@@ -33,10 +33,10 @@ from ..stripes import (
     rle_v2,
 )
 from ..timezones import UTC_NAMES, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
-from ..types.kinds import KINDS
+from ..types.kinds import HIVE11_DECIMALS, KINDS, MAX_DECIMAL_PRECISION, Hive11Decimals
 from ..types.schema import TypeNode
 from .limits import INTEGERS_PER_BYTE, allocate
-from .streams import StripeStreams
+from .streams import StripeStreams, stored_as_integers
 from .vector import ColumnVector
 
 UTC_2015 = 1420070400
@@ -51,7 +51,7 @@ class ReadContext:
 
     ``outputs`` maps column ids of top-level fixed-width columns to the slice of the whole read's result array
     where this stripe's (or run's) values belong; their readers decode into it instead of allocating, so the
-    result needs no concatenation afterwards.
+    result needs no concatenation afterwards. ``hive11`` says how decimals of Hive 0.11 files are given.
     """
 
     def __init__(
@@ -60,11 +60,13 @@ class ReadContext:
         selected: set[int],
         dictionary_as_category: bool = False,
         outputs: dict[int, np.ndarray] | None = None,
+        hive11: Hive11Decimals = HIVE11_DECIMALS["orc_cpp"],
     ) -> None:
         self.streams = streams
         self.selected = selected
         self.dictionary_as_category = dictionary_as_category
         self.outputs = outputs or {}
+        self.hive11 = hive11
 
     def output(self, node: TypeNode, count: int) -> np.ndarray | None:
         """Where ``count`` slots of ``node`` go in the result, if the read allocated them already."""
@@ -252,13 +254,16 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 
-def _check_precision(hi: np.ndarray, lo: np.ndarray, precision: int, scale: int, what: str) -> None:
+def _check_precision(
+    hi: np.ndarray, lo: np.ndarray, precision: int, scale: int, what: str, rescaled: bool = True
+) -> None:
     """Raise OrcError unless every 128-bit value ``(hi, lo)`` has at most ``precision`` digits.
 
     A writer never stores more digits than the column's precision, and Arrow's decimal arrays must not hold them
     (full validation refuses them; a cast or a computation on them goes wrong): such a file is corrupt.
+    ``rescaled``: the values went through :func:`rescale_decimal128`, which checks 38 digits itself.
     """
-    if precision >= 38 or not len(hi):  # 38 digits: checked while rescaling
+    if (precision >= 38 and rescaled) or not len(hi):
         return
     limit = 10**precision
     top_hi, top_lo = limit >> 64, limit & (2**64 - 1)  # the lanes of 10**precision and of -(10**precision)
@@ -277,21 +282,43 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     streams = ctx.streams
-    hi, lo = streams.open(col, DATA).decimals(nn)
-    scales = streams.open(col, SECONDARY).integers(nn, True, rle_v2(enc))
-    scale = node.decimal_scale
-    result = rescale_decimal128(hi, lo, scales, scale)
-    if result == OVERFLOW:
-        raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}")
-    if result < 0:
-        raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
-    _check_precision(hi, lo, node.decimal_precision, scale, streams.where(col, DATA))
-    # Arrow's decimal128: 16 little-endian bytes per value, low word first
     out = ctx.output(node, count)
     dense = out if out is not None and valid is None else np.empty((nn, 2), dtype=np.int64)
+    if stored_as_integers(node, streams.decimal64):
+        # unscaled at the type's scale, signed RLE v2 whatever the encoding says (ORC Java's Decimal64TreeWriter)
+        low = streams.open(col, DATA).integers(nn, True, True)
+        hi, lo = low >> 63, low.view(np.uint64)
+        _check_precision(hi, lo, node.decimal_precision, node.decimal_scale, streams.where(col, DATA))
+        dense[:, 0] = low
+        dense[:, 1] = hi
+        return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
+    hi, lo = streams.open(col, DATA).decimals(nn)
+    scales = streams.open(col, SECONDARY).integers(nn, True, rle_v2(enc))
+    rule = ctx.hive11 if node.hive11_decimal else None
+    vector_scale, value_scales = None, None
+    if rule is not None and rule.scale is None:
+        # each value as stored: its digits are checked, its scale kept beside it
+        if nn and (scales.min() < 0 or scales.max() > MAX_DECIMAL_PRECISION):
+            raise OrcError(f"{streams.where(col, SECONDARY)}: Hive 0.11 decimal scale outside 0..38")
+        _check_precision(hi, lo, MAX_DECIMAL_PRECISION, 0, streams.where(col, DATA), rescaled=False)
+        value_scales = _spread(scales, valid, count)
+    else:
+        scale = node.decimal_scale if rule is None else rule.scale
+        assert scale is not None
+        half_up = rule is not None and rule.half_up
+        result = rescale_decimal128(hi, lo, scales, scale, half_up)
+        if result == OVERFLOW:
+            hint = " (hive11_decimals='exact' reads each value at its own scale)" if rule is not None else ""
+            raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}{hint}")
+        if result < 0:
+            raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
+        _check_precision(hi, lo, node.decimal_precision, scale, streams.where(col, DATA))
+        vector_scale = scale if rule is not None else None
+    # Arrow's decimal128: 16 little-endian bytes per value, low word first
     dense[:, 0] = lo.view(np.int64)
     dense[:, 1] = hi
-    return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
+    values = _spread(dense, valid, count, out)
+    return ColumnVector(node, count, valid, values=values, scale=vector_scale, scales=value_scales)
 
 
 # -- compound types --------------------------------------------------------------------------------------------------
@@ -321,8 +348,21 @@ def expand(vec: ColumnVector, mask: np.ndarray) -> ColumnVector:
     # list and map children are reached through offsets and keep their length
     compound = node.kind in ("struct", "uniontype")
     children = [expand(child, mask) for child in vec.children] if compound else vec.children
+    scales = None
+    if vec.scales is not None:
+        scales = np.zeros(length, dtype=vec.scales.dtype)
+        scales[mask] = vec.scales
     return ColumnVector(
-        node, length, valid, values=values, offsets=offsets, data=vec.data, dictionary=vec.dictionary, children=children
+        node,
+        length,
+        valid,
+        values=values,
+        offsets=offsets,
+        data=vec.data,
+        dictionary=vec.dictionary,
+        children=children,
+        scale=vec.scale,
+        scales=scales,
     )
 
 

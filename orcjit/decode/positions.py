@@ -46,6 +46,7 @@ from ..stripes import (
 )
 from ..types.kinds import BYTES_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
 from ..types.schema import TypeNode
+from .streams import stored_as_integers
 
 # how a stream's values are stored: decides how many numbers its position takes and how a reader skips
 BOOLEAN = "boolean RLE"
@@ -95,9 +96,10 @@ class StreamPosition:
         return 8 * self.values_to_skip + self.bits_to_skip
 
 
-def stream_layouts(node: TypeNode, encoding: int) -> tuple[tuple[int, str], ...]:
+def stream_layouts(node: TypeNode, encoding: int, decimal64: bool = False) -> tuple[tuple[int, str], ...]:
     """The streams with a position for a column of ``node``'s type in ``encoding``, PRESENT aside, in the
-    fixed order of the positions list.
+    fixed order of the positions list (``decimal64``: the file is ORC Java's pre-2.0 format, see
+    :func:`~orcjit.decode.streams.stored_as_integers`).
 
     Raises
     ------
@@ -120,7 +122,7 @@ def stream_layouts(node: TypeNode, encoding: int) -> tuple[tuple[int, str], ...]
     if kind in TIMESTAMP_KINDS:
         return ((DATA, RLE), (SECONDARY, RLE))
     if kind == "decimal":
-        return ((DATA, VARINTS), (SECONDARY, RLE))
+        return ((DATA, RLE),) if stored_as_integers(node, decimal64) else ((DATA, VARINTS), (SECONDARY, RLE))
     if kind in ("array", "map"):
         return ((LENGTH, RLE),)
     if kind == "struct":
@@ -167,7 +169,13 @@ class ColumnPositions(Sequence[dict[int, StreamPosition]]):
     """
 
     def __init__(
-        self, entries: Sequence[Sequence[int]], node: TypeNode, footer: StripeFooterInfo, compressed: bool, where: str
+        self,
+        entries: Sequence[Sequence[int]],
+        node: TypeNode,
+        footer: StripeFooterInfo,
+        compressed: bool,
+        where: str,
+        decimal64: bool = False,
     ) -> None:
         self._entries = entries
         self._node = node
@@ -175,7 +183,7 @@ class ColumnPositions(Sequence[dict[int, StreamPosition]]):
         self._where = where
         column = node.column_id
         self._encoding = footer.encodings[column].kind if column < len(footer.encodings) else 0
-        self._layouts = stream_layouts(node, self._encoding)
+        self._layouts = stream_layouts(node, self._encoding, decimal64)
         self._has_present = any(s.column == column and s.kind == PRESENT for s in footer.streams)
         self._split: dict[int, dict[int, StreamPosition]] = {}
         # lengths are checked for every group up front (cheap), so a corrupt index fails before any read
@@ -234,11 +242,13 @@ def column_positions(
     footer: StripeFooterInfo,
     compressed: bool,
     where: str,
+    decimal64: bool = False,
 ) -> ColumnPositions:
     """The positions lists of one column's row index (one list per row group) in one stripe, split into
     :class:`StreamPosition` records per row group as they are used.
 
     ``where`` names the file and stripe for errors; indexing a row group whose list has the wrong length for the
-    column's type, encoding and streams raises :class:`~orcjit.OrcError`.
+    column's type, encoding and streams raises :class:`~orcjit.OrcError`. ``decimal64``: the file is ORC Java's
+    pre-2.0 format.
     """
-    return ColumnPositions(entries, node, footer, compressed, where)
+    return ColumnPositions(entries, node, footer, compressed, where, decimal64)

@@ -36,12 +36,20 @@ from ..stripes import (
     rle_v2,
 )
 from ..tail import FileTail
-from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, KINDS, TIMESTAMP_KINDS
+from ..types.kinds import (
+    BYTES_KINDS,
+    FLOAT_KINDS,
+    HIVE11_DECIMALS,
+    INTEGER_KINDS,
+    KINDS,
+    TIMESTAMP_KINDS,
+    Hive11Decimals,
+)
 from ..types.schema import TypeNode
 from .columns import ReadContext, read_column
 from .cursor import EMPTY, HEADER_SIZE, StreamCursor, ValueStream
 from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
-from .streams import StripeStreams, coalesce
+from .streams import StripeStreams, coalesce, stored_as_integers
 from .vector import ColumnVector
 
 __all__ = ["SeekStreams", "read_row_positions", "read_stripe_rows", "skip_column"]
@@ -93,7 +101,8 @@ def read_row_positions(
             return None
         tables[s.column] = table
     return {
-        n.column_id: column_positions(tables[n.column_id].position_rows(), n, footer, compressed, where) for n in nodes
+        n.column_id: column_positions(tables[n.column_id].position_rows(), n, footer, compressed, where, tail.decimal64)
+        for n in nodes
     }
 
 
@@ -128,7 +137,14 @@ class SeekStreams(StripeStreams):
         first_group: int = 0,
         end_group: int = 0,
     ) -> None:
-        super().__init__(stripe=stripe, footer=footer, buffers={}, name=source.name, writer=tail.footer.writer)
+        super().__init__(
+            stripe=stripe,
+            footer=footer,
+            buffers={},
+            name=source.name,
+            writer=tail.footer.writer,
+            decimal64=tail.decimal64,
+        )
         self._source = source
         self._tail = tail
         self._opened: dict[tuple[int, int], ValueStream] = {}
@@ -283,6 +299,8 @@ def skip_column(ctx: ReadContext, node: TypeNode, count: int) -> None:
     elif kind in TIMESTAMP_KINDS:
         streams.open(col, DATA).skip_integers(nn, True, v2)
         streams.open(col, SECONDARY).skip_integers(nn, False, v2)
+    elif kind == "decimal" and stored_as_integers(node, streams.decimal64):
+        streams.open(col, DATA).skip_integers(nn, True, True)
     elif kind == "decimal":
         streams.open(col, DATA).skip_decimals(nn)
         streams.open(col, SECONDARY).skip_integers(nn, True, v2)
@@ -333,6 +351,7 @@ def read_stripe_rows(
     stride: int,
     dictionary_as_category: bool = False,
     outputs: dict[int, np.ndarray] | None = None,
+    hive11: Hive11Decimals = HIVE11_DECIMALS["orc_cpp"],
 ) -> ColumnVector:
     """Decode rows ``[first, first + count)`` of ``stripe`` (row numbers inside the stripe) for the ``selected``
     column ids: the root's vector (``outputs``: arrays to decode top-level columns into, as
@@ -353,6 +372,6 @@ def read_stripe_rows(
     else:
         streams = SeekStreams(source, tail, stripe, footer, selected, None)
         skip = first
-    ctx = ReadContext(streams, selected, dictionary_as_category, outputs)
+    ctx = ReadContext(streams, selected, dictionary_as_category, outputs, hive11)
     skip_column(ctx, schema, skip)
     return read_column(ctx, schema, count)

@@ -42,9 +42,12 @@ from ..stripes import (
     stream_kind_name,
 )
 from ..tail import FileTail
+from ..types.schema import TypeNode
 from .cursor import StreamCursor, ValueStream
 
 KNOWN_KINDS = DATA_KINDS | INDEX_KINDS | {DICTIONARY_COUNT, ENCRYPTED_INDEX, ENCRYPTED_DATA}
+# the decimals ORC Java's pre-2.0 format stores as integers
+MAX_DECIMAL64_PRECISION = 18
 
 EMPTY = np.frombuffer(b"", dtype=np.uint8)
 
@@ -111,7 +114,8 @@ class StripeStreams:
 
     ``lazy`` holds the streams whose chunks expand too far to decompress whole (see the module docstring).
     ``writer`` is the file footer's writer code (0, also when absent, is ORC Java; 1 is ORC C++): whose time zone
-    rules wall-clock timestamps are read with.
+    rules wall-clock timestamps are read with. ``decimal64``: the file is ORC Java's pre-2.0 format, whose
+    decimals of precision 18 or less are stored as integers (:func:`stored_as_integers`).
     """
 
     stripe: StripeInfo
@@ -120,6 +124,7 @@ class StripeStreams:
     name: str
     lazy: dict[tuple[int, int], LazyStream] = field(default_factory=dict)
     writer: int = 0
+    decimal64: bool = False
 
     def get(self, column: int, kind: int) -> np.ndarray | None:
         """The stream, or ``None`` when the stripe has none of that kind for the column."""
@@ -215,7 +220,13 @@ def read_stripe_streams(
                     continue
         buffers[(s.column, s.kind)] = _readonly(data)
     return StripeStreams(
-        stripe=stripe, footer=footer, buffers=buffers, name=source.name, lazy=lazy, writer=tail.footer.writer
+        stripe=stripe,
+        footer=footer,
+        buffers=buffers,
+        name=source.name,
+        lazy=lazy,
+        writer=tail.footer.writer,
+        decimal64=tail.decimal64,
     )
 
 
@@ -266,3 +277,16 @@ class EagerBudget:
     @functools.cached_property
     def _parents(self) -> dict[int, int]:
         return {child: i for i, t in enumerate(self._types) for child in t.subtypes}
+
+
+def stored_as_integers(node: TypeNode, decimal64: bool) -> bool:
+    """Whether ``node``'s values are stored as the decimal64 layout of ORC Java's pre-2.0 format (``decimal64``:
+    the file is in it): a decimal of precision 18 or less, its unscaled values at the type's scale in one RLE v2
+    integer DATA stream, without the SECONDARY stream of scales (ORC C++'s ``Decimal64ColumnReaderV2``; the
+    column's encoding says DIRECT all the same)."""
+    return (
+        decimal64
+        and node.kind == "decimal"
+        and not node.hive11_decimal
+        and node.decimal_precision <= (MAX_DECIMAL64_PRECISION)
+    )

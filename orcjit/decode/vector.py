@@ -33,6 +33,12 @@ class ColumnVector:
     children : list of ColumnVector
         Struct fields (each ``length`` slots), the list element, the map key and value, or the union variants
         (each ``length`` slots, valid where the tag selects it).
+    scale : int or None
+        Decimals of Hive 0.11 files: the scale the values were brought to (the type states none); ``None`` for
+        every other column, whose values have their type's scale.
+    scales : int64 array or None
+        Hive 0.11 decimals read exactly: each value's own scale, one per slot (``values`` then unscaled as
+        stored).
     """
 
     node: TypeNode
@@ -43,6 +49,8 @@ class ColumnVector:
     data: np.ndarray | None = None
     dictionary: tuple[np.ndarray, np.ndarray] | None = None
     children: list[ColumnVector] = field(default_factory=list)
+    scale: int | None = None
+    scales: np.ndarray | None = None
 
     @property
     def null_count(self) -> int:

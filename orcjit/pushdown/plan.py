@@ -12,6 +12,7 @@ from ..decode.streams import coalesce
 from ..errors import OrcError
 from ..filemeta import FileMeta
 from ..stripes import DATA_KINDS, ROW_INDEX, StripeFooterInfo
+from ..types.schema import TypeNode
 from .filters import Filters, describe
 from .prune import NAMES, NO, bloom_filters_trusted, evaluate, statistics_trusted
 from .rowgroups import RowGroupVerdict, evaluate_row_groups, kept_runs
@@ -103,8 +104,10 @@ def decide(meta: FileMeta, filters: Filters | None, indices: Sequence[int]) -> t
         return "maybe", [StripeDecision(i, stripes[i].rows, True) for i in indices]
     writer, version = meta.writer, meta.writer_version
 
-    def trusted(kind: str) -> bool:
-        return statistics_trusted(kind, writer, version)
+    def trusted(node: TypeNode) -> bool:
+        # a Hive 0.11 decimal is read at a scale its values are brought to (truncated, rounded): its statistics and
+        # bloom filters describe the values as stored, not as read
+        return not node.hive11_decimal and statistics_trusted(node.kind, writer, version)
 
     use_bloom = bloom_filters_trusted(writer, meta.software_version)
     file_stats = {s.column_id: s for s in meta.statistics}

@@ -73,14 +73,12 @@ def bloom_filters_trusted(writer: str, software_version: str | None) -> bool:
 
 
 def evaluate(filters: Filters, stats: dict[int, ColumnStatistics | None], rows: int, trusted: Any) -> int:
-    """Evaluate DNF ``filters`` over data of ``rows`` rows whose columns have ``stats`` (by column id)."""
+    """Evaluate DNF ``filters`` over data of ``rows`` rows whose columns have ``stats`` (by column id);
+    ``trusted(node)`` says whether a column's statistics may be used at all."""
     return disjunction(
         [
             conjunction(
-                [
-                    evaluate_predicate(p, stats.get(p.node.column_id), rows) if trusted(p.node.kind) else MAYBE
-                    for p in group
-                ]
+                [evaluate_predicate(p, stats.get(p.node.column_id), rows) if trusted(p.node) else MAYBE for p in group]
             )
             for group in filters
         ]

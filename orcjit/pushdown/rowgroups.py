@@ -92,7 +92,10 @@ def evaluate_row_groups(
     tables = {column: GroupStatistics(table, columns[column], rows) for column, table in parsed.items()}
 
     blooms: dict[int, tuple[Any, int]] = {}
-    bloom_columns = {p.node.column_id for group in filters for p in group if p.op in ("==", "in")}
+    # a Hive 0.11 decimal's filter hashes the value as stored, not as read (brought to a scale)
+    bloom_columns = {
+        p.node.column_id for group in filters for p in group if p.op in ("==", "in") and not p.node.hive11_decimal
+    }
     if not use_bloom:
         bloom_columns = set()
     for column in bloom_columns:
@@ -125,7 +128,7 @@ def evaluate_row_groups(
         b_conj = np.full(groups, YES, dtype=np.int8)
         for p in conj:
             table = tables.get(p.node.column_id)
-            tv = table.evaluate(p) if table is not None and trusted(p.node.kind) else np.full(groups, MAYBE, np.int8)
+            tv = table.evaluate(p) if table is not None and trusted(p.node) else np.full(groups, MAYBE, np.int8)
             np.minimum(s_conj, tv, out=s_conj)
             if id(p) in ruled_out:
                 tv = np.where((tv == MAYBE) & ruled_out[id(p)], NO, tv).astype(np.int8)

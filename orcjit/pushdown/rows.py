@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..convert.decimals import decimal_objects
+from ..convert.decimals import column_scale, decimal_objects, decimals
 from ..decode.vector import ColumnVector
 from ..kernels.strings import compare_strings
 from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
@@ -148,7 +148,9 @@ def _strings(p: Predicate, vec: ColumnVector) -> np.ndarray:
 
 
 def _decimals(p: Predicate, vec: ColumnVector) -> np.ndarray:
-    scale = p.node.decimal_scale
+    if vec.scales is not None:  # Hive 0.11 decimals as stored: compared as the objects a read gives
+        return _objects(p, decimals(p.node, [vec], "numpy"))
+    scale = column_scale(p.node, [vec])
     lo = vec.values[:, 0]
     hi = vec.values[:, 1]
     factor = decimal.Decimal(10) ** scale
@@ -159,9 +161,15 @@ def _decimals(p: Predicate, vec: ColumnVector) -> np.ndarray:
             members = [int(s) for s in scaled if s == s.to_integral_value() and -(2**63) <= s < 2**63]
             return _set(p.op, lo, members)
         return _integral(p.op, lo, scaled[0])
-    objects = decimal_objects(vec.values, scale)
+    return _objects(p, decimal_objects(vec.values, scale))
+
+
+def _objects(p: Predicate, objects: np.ndarray) -> np.ndarray:
+    """Rows whose Decimal objects (None at nulls) satisfy ``p``; nulls are sorted out by the caller."""
+    present = np.array([o is not None for o in objects], dtype=bool)
+    values = np.where(present, objects, decimal.Decimal(0))
     if p.op in ("in", "not in"):
         members = set(p.values)
-        inside = np.fromiter((o in members for o in objects), dtype=bool, count=len(objects))
+        inside = np.fromiter((o in members for o in values), dtype=bool, count=len(values))
         return ~inside if p.op == "not in" else inside
-    return _apply(p.op, objects, p.value).astype(bool)
+    return _apply(p.op, values, p.value).astype(bool)

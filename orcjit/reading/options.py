@@ -14,7 +14,7 @@ from typing import Any
 from ..encryption import check_encrypted_mode
 from ..errors import OrcError
 from ..progress import check_progress
-from ..types.kinds import BACKENDS
+from ..types.kinds import BACKENDS, Hive11Decimals, hive11_decimals
 
 __all__ = ["ReadOptions", "check_backend", "workers_for"]
 
@@ -40,12 +40,19 @@ class ReadOptions:
     max_workers: int | None = None
     encrypted: str = "raise"
     progress: bool = False
+    hive11_decimals: str = "orc_cpp"
 
     def __post_init__(self) -> None:
         check_backend(self.dtype_backend)
         workers_for(self.use_threads, self.max_workers)
         check_encrypted_mode(self.encrypted)
         check_progress(self.progress)
+        hive11_decimals(self.hive11_decimals)
+
+    @property
+    def hive11(self) -> Hive11Decimals:
+        """How decimals of Hive 0.11 files are given (:class:`~orcjit.types.kinds.Hive11Decimals`)."""
+        return hive11_decimals(self.hive11_decimals)
 
     @property
     def backend(self) -> str:

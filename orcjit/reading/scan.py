@@ -24,7 +24,7 @@ from ..filemeta import FileMeta
 from ..progress import StripeProgress, stripe_progress
 from ..pushdown.plan import StripeDecision, decide
 from ..pushdown.rows import filters_mask
-from ..types.kinds import KINDS
+from ..types.kinds import HIVE11_DECIMALS, KINDS, Hive11Decimals
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
 from .options import ReadOptions
@@ -71,20 +71,16 @@ def _scan_kept(
         runs = [run for d in kept for run in stripe_runs(meta, d, plan.decode)]
     else:  # rows only: no stripe footer is needed to count them
         runs = [Run(meta.stripes[d.index], 0, d.rows, None) for d in kept]
-    return scan_runs(meta, runs, plan, options.dictionary_as_category, options.workers, bar)
+    return scan_runs(meta, runs, plan, options, bar)
 
 
 def scan_runs(
-    meta: FileMeta,
-    runs: list[Run],
-    plan: ReadPlan,
-    dictionary_as_category: bool,
-    workers: int,
-    bar: StripeProgress | None = None,
+    meta: FileMeta, runs: list[Run], plan: ReadPlan, options: ReadOptions, bar: StripeProgress | None = None
 ) -> Scanned:
-    """Decode ``runs`` of the columns ``plan`` decodes on ``workers`` threads: the output columns' vectors and the
+    """Decode ``runs`` of the columns ``plan`` decodes on ``options``' threads: the output columns' vectors and the
     rows its filters keep; ``bar`` advances as each stripe's last task finishes."""
     output, decode, predicates = plan.output, plan.decode, plan.predicates
+    workers, dictionary_as_category, hive11 = options.workers, options.dictionary_as_category, options.hive11
     got = Scanned(output, bool(predicates))
     total = 0
     for run in runs:
@@ -107,7 +103,7 @@ def scan_runs(
     def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
         run, selected = job
         slices = {i: out[run.start : run.start + run.count] for i, out in outputs.items() if i in selected}
-        vectors = decode_run(meta, run, selected, dictionary_as_category, slices)
+        vectors = decode_run(meta, run, selected, dictionary_as_category, slices, hive11)
         for i, target in slices.items():
             values = vectors[i].values
             if values is not None and values is not target:  # decoded elsewhere (a root with nulls)
@@ -131,7 +127,14 @@ def scan_runs(
             valid = None
             if any(c.valid is not None for c in chunks):
                 valid = np.concatenate([np.ones(c.length, bool) if c.valid is None else c.valid for c in chunks])
-            got.columns.append([ColumnVector(node, total, valid, values=outputs[column_id])])
+            scales = None  # Hive 0.11 decimals read exactly: each value's scale
+            if any(c.scales is not None for c in chunks):
+                scales = np.concatenate(
+                    [np.zeros(c.length, np.int64) if c.scales is None else c.scales for c in chunks]
+                )
+            scale = next((c.scale for c in chunks if c.scale is not None), None)
+            values = outputs[column_id]
+            got.columns.append([ColumnVector(node, total, valid, values=values, scale=scale, scales=scales)])
         else:
             got.columns.append([prune_vector(vectors[column_id], output.selected) for vectors in per_run])
     if predicates:
@@ -142,15 +145,20 @@ def scan_runs(
 
 
 def decode_run(
-    meta: FileMeta, run: Run, selected: set[int], dictionary_as_category: bool, outputs: dict[int, np.ndarray]
+    meta: FileMeta,
+    run: Run,
+    selected: set[int],
+    dictionary_as_category: bool,
+    outputs: dict[int, np.ndarray],
+    hive11: Hive11Decimals = HIVE11_DECIMALS["orc_cpp"],
 ) -> dict[int, ColumnVector]:
     """Decode the ``selected`` columns of ``run``: the vectors of the root's fields by column id (the root itself
     when it is not a struct). Fixed-width top-level columns whose id is in ``outputs`` are decoded into those
-    arrays (the run's slices of the result)."""
+    arrays (the run's slices of the result); ``hive11`` says how decimals of Hive 0.11 files are given."""
     footer = run.footer if run.footer is not None else meta.stripe_footer(run.stripe.index)
     if run.whole_stripe:
         streams = read_stripe_streams(meta.source, meta.tail, run.stripe, footer, selected)
-        ctx = ReadContext(streams, selected, dictionary_as_category, outputs)
+        ctx = ReadContext(streams, selected, dictionary_as_category, outputs, hive11)
         root = read_column(ctx, meta.schema, run.stripe.rows)
     else:
         root = read_stripe_rows(
@@ -166,6 +174,7 @@ def decode_run(
             meta.stride,
             dictionary_as_category,
             outputs,
+            hive11,
         )
     if meta.schema.kind != "struct":
         return {meta.schema.column_id: root}

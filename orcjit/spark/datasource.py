@@ -74,7 +74,7 @@ from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
 from ..types.resolve import name_list, resolve_column
 from .paths import DEFAULT_GLOB, resolve_paths
-from .types import arrow_schema, spark_schema, to_spark_batches
+from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone, zone_name
 
 if TYPE_CHECKING:
@@ -357,7 +357,9 @@ class OrcjitReader(DataSourceReader):
                 fields = [(name, resolve_column(f.schema, name)) for name in self.columns]
                 wall_clocks = any(n.kind == "timestamp" for _, node in fields for n in node.walk())
                 for i in stripes:
-                    table = f.read_arrow(self.columns, filters=self.filters, stripes=[i])
+                    table = f.read_arrow(
+                        self.columns, filters=self.filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name
+                    )
                     zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
                     yield from to_spark_batches(
                         table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer

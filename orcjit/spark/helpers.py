@@ -75,7 +75,7 @@ from ..pushdown.plan import decide
 from ..types.resolve import resolve_column
 from ..types.schema import TypeNode
 from .paths import DEFAULT_GLOB, resolve_paths
-from .types import arrow_schema, spark_schema, to_spark_batches
+from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone
 
 __all__ = [
@@ -265,7 +265,7 @@ class _StripeReader:
         fields, target, wall_clocks = self._layout
         names = [name for name, _ in fields]
         for i in range(f.nstripes) if stripe is None else [stripe]:
-            table = f.read_arrow(names, filters=self.filters, stripes=[i])
+            table = f.read_arrow(names, filters=self.filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name)
             zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
             yield from to_spark_batches(table, fields, target, writer_zone=zone, reader_zone=self.zone, writer=f.writer)
 

@@ -83,6 +83,7 @@ from pyspark.sql.types import (
 
 from ..errors import OrcError
 from ..timezones import IANA, ORC_JAVA, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
+from ..types.kinds import HIVE11_DECIMALS
 from ..types.resolve import resolve_column, top_level_fields
 from ..types.schema import TypeNode
 
@@ -98,6 +99,9 @@ __all__ = [
     "spark_type",
     "to_spark_batches",
 ]
+
+# how Spark gives the decimals of Hive 0.11 files, whose type states no precision or scale
+SPARK_HIVE11_DECIMALS = HIVE11_DECIMALS["orc_java"]
 
 CATALYST_TYPE = "spark.sql.catalyst.type"  # the type attribute Spark's ORC writer stores
 CHAR_VARCHAR_KEY = "__CHAR_VARCHAR_TYPE_STRING"  # the field metadata Spark attaches to char/varchar columns
@@ -154,7 +158,10 @@ def spark_type(node: TypeNode) -> DataType:
             return _day_time_interval(words)
         return LongType()
     if kind == "decimal":
-        return DecimalType(node.decimal_precision, node.decimal_scale)
+        # Hive 0.11 decimals (no precision or scale in the type) as spark.read.orc gives them: ORC Java's
+        # decimal(38,10), rounded half up (what the data source reads them with)
+        scale = SPARK_HIVE11_DECIMALS.scale if node.hive11_decimal else node.decimal_scale
+        return DecimalType(node.decimal_precision, scale)
     if kind == "array":
         return ArrayType(spark_type(node.children[0]), containsNull=True)
     if kind == "map":

@@ -19,26 +19,80 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import OrcError
+
 __all__ = [
     "BACKENDS",
     "BINARY_KINDS",
     "BYTES_KINDS",
     "COMPOUND_KINDS",
-    "DEFAULT_DECIMAL",
+    "DEFAULT_DECIMAL_SCALE",
     "FILTERABLE_KINDS",
     "FLOAT_KINDS",
+    "HIVE11_DECIMALS",
     "INTEGER_KINDS",
     "KINDS",
     "KIND_NAMES",
+    "MAX_DECIMAL_PRECISION",
     "STRING_KINDS",
     "TIMESTAMP_KINDS",
+    "Hive11Decimals",
     "Kind",
+    "hive11_decimals",
     "kind",
 ]
 
 BACKENDS = ("numpy", "numpy_nullable", "pyarrow")
-# what ORC's readers assume for the decimals of old (Hive 0.11) files whose type states neither
-DEFAULT_DECIMAL = (38, 10)
+# the most digits a decimal holds; what decimals whose type states no precision (Hive 0.11) are read with
+MAX_DECIMAL_PRECISION = 38
+# the scale of a decimal type that states a precision but no scale (ORC Java's TypeDescription default)
+DEFAULT_DECIMAL_SCALE = 10
+
+
+@dataclass(frozen=True)
+class Hive11Decimals:
+    """How a read gives the decimals of Hive 0.11 files: a ``decimal`` type that states no precision or scale,
+    each value stored with a scale of its own (its digits after the point as written).
+
+    ORC's readers give such a column one scale, each value brought to it, and 38 digits of precision; a value
+    that needs more digits at that scale fails the read. ORC C++ (so pyarrow, ``pandas.read_orc`` and pyorc)
+    reads at scale 6 (its ``forcedScaleOnHive11Decimal``), dropping further digits (truncating toward zero);
+    ORC Java's type for them is ``decimal(38,10)`` and Spark (``spark.read.orc``) rounds each value to it half
+    away from zero; ORC Java's reader itself hands over each value exactly, at its own scale.
+
+    Attributes
+    ----------
+    name : str
+        ``"orc_cpp"``, ``"orc_java"`` or ``"exact"``.
+    scale : int or None
+        The column's scale; ``None`` for each value at its own scale.
+    half_up : bool
+        Round to the scale half away from zero instead of truncating.
+    """
+
+    name: str
+    scale: int | None
+    half_up: bool = False
+
+
+HIVE11_DECIMALS = {
+    rule.name: rule
+    for rule in (Hive11Decimals("orc_cpp", 6), Hive11Decimals("orc_java", 10, True), Hive11Decimals("exact", None))
+}
+
+
+def hive11_decimals(name: Any) -> Hive11Decimals:
+    """The rule called ``name`` (``"orc_cpp"``, ``"orc_java"`` or ``"exact"``).
+
+    Raises
+    ------
+    OrcError
+        For any other value.
+    """
+    rule = HIVE11_DECIMALS.get(name) if isinstance(name, str) else None
+    if rule is None:
+        raise OrcError(f"hive11_decimals must be one of {', '.join(map(repr, HIVE11_DECIMALS))}, got {name!r}")
+    return rule
 
 
 @dataclass(frozen=True)

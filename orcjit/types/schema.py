@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import OrcError
 from ..tail import text_field
-from .kinds import COMPOUND_KINDS, DEFAULT_DECIMAL, KIND_NAMES
+from .kinds import COMPOUND_KINDS, DEFAULT_DECIMAL_SCALE, HIVE11_DECIMALS, KIND_NAMES, MAX_DECIMAL_PRECISION
 
 __all__ = ["MAX_DEPTH", "TypeNode", "build_schema"]
 
@@ -103,14 +103,23 @@ class TypeNode:
         return f"_{index}"
 
     @property
+    def hive11_decimal(self) -> bool:
+        """Whether this is a decimal of a Hive 0.11 file: its type states no precision, and each value is stored
+        with a scale of its own (:class:`~orcjit.types.kinds.Hive11Decimals` says how reads give them)."""
+        return self.kind == "decimal" and not self.precision
+
+    @property
     def decimal_precision(self) -> int:
-        """The precision decimals of this column are read with: the type's, else 38 (old files state none)."""
-        return self.precision or DEFAULT_DECIMAL[0]
+        """The precision decimals of this column are read with: the type's, else 38 (Hive 0.11 states none)."""
+        return self.precision or MAX_DECIMAL_PRECISION
 
     @property
     def decimal_scale(self) -> int:
-        """The scale decimals of this column are read with: the type's, else 10 (old files state none)."""
-        return self.scale if self.scale is not None else DEFAULT_DECIMAL[1]
+        """The scale decimals of this column are read with: the type's; for Hive 0.11 decimals, which state none,
+        the one ORC C++ and ``pandas.read_orc`` read them at (6), unless a read asks for another."""
+        if self.hive11_decimal:
+            return HIVE11_DECIMALS["orc_cpp"].scale or 0
+        return self.scale if self.scale is not None else DEFAULT_DECIMAL_SCALE
 
     def walk(self) -> Iterator[TypeNode]:
         """Yield this node and every node below it in column-id order."""
@@ -217,7 +226,7 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
             if node.precision is not None and not 0 <= node.precision <= 38:
                 raise OrcError(f"decimal column {column_id} has precision {node.precision}, outside 0..38")
             # a decimal without a precision is read with 38 digits (as ORC's readers do): its scale cannot pass that
-            digits = node.precision or 38
+            digits = node.precision or MAX_DECIMAL_PRECISION
             if node.scale is not None and node.scale > digits:
                 raise OrcError(f"decimal column {column_id} has scale {node.scale} larger than its precision {digits}")
         if kind in ("varchar", "char") and t.HasField("maximumLength"):
