@@ -317,12 +317,15 @@ def run_headers(buf: bytes, family: str, limit: int = 256) -> list[int]:
 _INT_KINDS = {2, 3, 4, 15}  # SHORT, INT, LONG, DATE
 
 
-def rle_family(type_kind: int, stream_kind: int, encoding: int) -> str | None:
-    """Which run-length encoding a stream holds, or None when it holds raw bytes (floats, string data, ...)."""
+def rle_family(type_kind: int, stream_kind: int, encoding: int, decimal64: bool = False) -> str | None:
+    """Which run-length encoding a stream holds, or None when it holds raw bytes (floats, string data, ...).
+    ``decimal64``: the stream's column is a decimal of ORC Java's pre-2.0 format stored as RLE v2 integers."""
     v = "v2" if encoding in (2, 3) else "v1"
     if stream_kind == PRESENT:
         return "byte"
     if stream_kind == DATA:
+        if type_kind == 14 and decimal64:
+            return "v2"
         if type_kind in (0, 1):  # BOOLEAN, BYTE
             return "byte"
         if type_kind in _INT_KINDS or type_kind in (9, 18):  # timestamps: seconds
@@ -503,14 +506,23 @@ def _type_kind(model: OrcModel, column: int) -> int:
     return model.footer.types[column].kind if column < len(model.footer.types) else -1
 
 
+def stream_family(model: OrcModel, stripe: Stripe, s: Stream) -> str | None:
+    """:func:`rle_family` of a stream of ``model``."""
+    decimal64 = (
+        list(model.postscript.version) == [1, 9999]
+        and s.column < len(model.footer.types)
+        and 0 < model.footer.types[s.column].precision <= 18
+    )
+    return rle_family(_type_kind(model, s.column), s.kind, _encoding_kind(stripe, s.column), decimal64)
+
+
 @_structural
 def rle_header(model: OrcModel, rng: random.Random) -> None:
     """A run header of an RLE stream changed: its sub-encoding, width, run length, or the whole byte."""
     candidates = []
     for stripe in model.stripes:
         for s in stripe.streams:
-            encoding = stripe.footer.columns[s.column].kind if s.column < len(stripe.footer.columns) else 0
-            family = rle_family(_type_kind(model, s.column), s.kind, encoding)
+            family = stream_family(model, stripe, s)
             if family and s.data:
                 candidates.append((s, family))
     if not candidates:
@@ -966,7 +978,7 @@ def child_values(model: OrcModel, rng: random.Random) -> None:
     for stripe in model.stripes:
         for s in stripe.streams:
             if s.column in nested and s.kind in (DATA, LENGTH, SECONDARY) and s.data:
-                family = rle_family(_type_kind(model, s.column), s.kind, _encoding_kind(stripe, s.column))
+                family = stream_family(model, stripe, s)
                 if family is not None:
                     candidates.append((s, family))
     if not candidates:
@@ -1031,6 +1043,42 @@ def _generated(directory: Path) -> Iterator[Path]:
             stripe_size=4096,
         )
     yield write_pyarrow(directory / "pyarrow-nested-zstd.orc", nested_table(300, seed=14), row_index_stride=100)
+    # decimals as older writers stored them: ORC Java's pre-2.0 format (short decimals as RLE v2 integers) and
+    # Hive 0.11 (no precision or scale, a scale per value)
+    from tests.hive11 import write_hive11_decimals
+    from tests.pre20 import write_pre20_decimals
+
+    yield write_pre20_decimals(
+        directory / "pre20-zlib.orc",
+        {
+            "p5": (5, 2, _decimals(300, 5, 2, seed=15)),
+            "p18": (18, 4, _decimals(300, 18, 4, seed=16)),
+            "p30": (30, 6, _decimals(300, 30, 6, seed=17)),
+        },
+        stride=100,
+        stripe_rows=150,
+        compression="zlib",
+    )
+    yield write_hive11_decimals(
+        directory / "hive11-none.orc",
+        {"d": [d if d is None else d.scaleb(-(i % 9)) for i, d in enumerate(_decimals(300, 20, 0, seed=18))]},
+        stride=100,
+        stripe_rows=150,
+    )
+
+
+def _decimals(n: int, precision: int, scale: int, seed: int) -> list[Any]:
+    """``n`` values of ``decimal(precision, scale)``, the largest included, about one null in ten."""
+    from decimal import Context, Decimal
+
+    r, wide = random.Random(seed), Context(prec=80)  # the default 28 digits would round wider values
+    top = 10**precision - 1
+    return [
+        None
+        if r.random() < 0.1
+        else Decimal(r.choice([top, -top, r.randint(-top, top), r.randint(-99, 99)])).scaleb(-scale, wide)
+        for _ in range(n)
+    ]
 
 
 # lists, maps, structs and unions inside each other, with nulls at every level (pyorc cannot write a null union)

@@ -32,6 +32,7 @@ def test_corpus_holds_every_writer_and_codec(corpus: list[fh.CorpusFile]) -> Non
     assert {"pyorc-none.orc", "pyorc-zlib.orc"} <= names
     assert {"pyorc-nested-none.orc", "pyorc-nested-zlib.orc", "pyarrow-nested-zstd.orc"} <= names
     assert {"TestOrcFile.test1.orc", "TestVectorOrcFile.testLzo.orc", "over1k_bloom.orc"} <= names
+    assert {"pre20-zlib.orc", "hive11-none.orc"} <= names
     assert sum(bool(f.filters) for f in corpus) >= 15
 
 
@@ -106,7 +107,7 @@ def _rle_streams(model: fh.OrcModel) -> list[tuple[fh.Stream, str]]:
     out = []
     for stripe in model.stripes:
         for s in stripe.streams:
-            family = fh.rle_family(fh._type_kind(model, s.column), s.kind, fh._encoding_kind(stripe, s.column))
+            family = fh.stream_family(model, stripe, s)
             if family is not None and s.data:
                 out.append((s, family))
     return out
@@ -125,6 +126,23 @@ def test_rle_streams_decode_and_encode_again(corpus: list[fh.CorpusFile]) -> Non
             assert values
             again = fh._decode_all(fh._encode_all(values, family, s.kind == fh.DATA), family, s.kind == fh.DATA)
             assert again == values, (f.name, s.column, s.kind)
+
+
+def test_pre20_decimals_are_rle_v2_to_the_mutators(corpus: list[fh.CorpusFile]) -> None:
+    """The run-length mutators reach the pre-2.0 file's short decimals: their DATA streams decode, as RLE v2, to
+    the unscaled values orcjit reads."""
+    f = next(f for f in corpus if f.name == "pre20-zlib.orc")
+    model = fh.decode_file(f.data)
+    stripe = model.stripes[0]
+    rows = stripe.info.numberOfRows
+    df = orcjit.read_orc(f.data).iloc[:rows]
+    for name, column in (("p5", 2), ("p18", 3)):
+        (data,) = [s for s in stripe.streams if s.column == column and s.kind == fh.DATA]
+        assert fh.stream_family(model, stripe, data) == "v2"
+        want = [int(v.scaleb(model.footer.types[column].scale)) for v in df[name].dropna()]
+        assert fh._decode_all(data.data, "v2", True) == want
+    (wide,) = [s for s in stripe.streams if s.column == 4 and s.kind == fh.DATA]
+    assert fh.stream_family(model, stripe, wide) is None  # precision 30: varints, as in any other version
 
 
 def _nested_state(model: fh.OrcModel) -> dict[str, object]:
