@@ -252,10 +252,19 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         progress: bool = False,
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            progress,
+            geometry,
         )
         return read_frame(self.meta, options)
 
@@ -270,12 +279,20 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file; its columns are
         decoded in parallel unless ``use_threads=False``."""
         index = self._stripe_index(i)
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            geometry=geometry,
         )
         return read_frame(self.meta, options, [index], file_row_index=True)
 
@@ -290,6 +307,7 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         progress: bool = False,
+        geometry: str = "wkb",
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
@@ -300,7 +318,15 @@ class ORCFile:
         """
         # wrong arguments, and reads that need encrypted columns, fail before the first stripe
         options = ReadOptions(
-            columns, filters, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted, progress
+            columns,
+            filters,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted,
+            progress,
+            geometry,
         )
         plan = plan_read(self.meta, columns, filters, encrypted)
         options = dataclasses.replace(options, progress=False)  # one bar over the stripes, not one per stripe
@@ -308,7 +334,9 @@ class ORCFile:
         try:
             for stripe in self.meta.stripes:
                 got = scan_stripes(self.meta, plan, [stripe.index], options)
-                frame = to_frame(self.meta, got, options.backend, dictionary_as_category, file_row_index=True)
+                frame = to_frame(
+                    self.meta, got, options.backend, dictionary_as_category, file_row_index=True, geometry=geometry
+                )
                 if bar is not None:
                     bar.advance()
                 if filters is None or len(frame):
@@ -328,6 +356,7 @@ class ORCFile:
         use_threads: bool = True,
         max_workers: int | None = None,
         encrypted: str = "raise",
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read rows ``[start, stop)`` of the file into a DataFrame whose index holds the rows' file numbers.
 
@@ -349,7 +378,14 @@ class ORCFile:
             raise OrcError(f"rows [{start}, {stop}): start must be 0 or more and stop no less than start")
         start, stop = min(int(start), self.nrows), min(int(stop), self.nrows)
         options = ReadOptions(
-            columns, None, dtype_backend, dictionary_as_category, use_threads, max_workers, encrypted=encrypted
+            columns,
+            None,
+            dtype_backend,
+            dictionary_as_category,
+            use_threads,
+            max_workers,
+            encrypted=encrypted,
+            geometry=geometry,
         )
         plan = plan_read(self.meta, columns, None, encrypted)
         if not plan.output.fields:
@@ -357,7 +393,9 @@ class ORCFile:
             return pd.DataFrame(index=pd.RangeIndex(start, stop), columns=pd.Index([], dtype=object))
         runs = row_range_runs(self.meta, start, stop, plan.decode)
         got = scan_runs(self.meta, runs, plan, dictionary_as_category, options.workers)
-        frame = to_frame(self.meta, got, options.backend, dictionary_as_category, file_row_index=True)
+        frame = to_frame(
+            self.meta, got, options.backend, dictionary_as_category, file_row_index=True, geometry=geometry
+        )
         if not runs:
             frame.index = pd.RangeIndex(start, start)
         return frame
