@@ -192,20 +192,19 @@ def geospatial_file(
     crs: Mapping[str, str] | None = None,
     algorithm: Mapping[str, int] | None = None,
     row_index_stride: int = 100,
-    stripe_size: int | None = None,
+    **writer_options: Any,
 ) -> Path:
     """Write an uncompressed file of an ``id`` column and ``columns`` (name: (19 or 20, values)) with pyarrow, as
     binary, then make those columns GEOMETRY or GEOGRAPHY in the footer, with the ``crs`` and ``algorithm`` given
     (left out of the type otherwise) and file statistics as ORC Java writes them (a bounding box and type codes for
-    geometry, an empty message for geography)."""
+    geometry, an empty message for geography). ``writer_options`` go to :func:`tests.factory.write_pyarrow`."""
     from tests.factory import write_pyarrow
 
     n = len(next(iter(columns.values()))[1].values)
     table = pa.table(
         {"id": pa.array(range(n), pa.int64()), **{k: pa.array(c.values, pa.binary()) for k, (_, c) in columns.items()}}
     )
-    kwargs: dict[str, Any] = {"stripe_size": stripe_size} if stripe_size is not None else {}
-    written = write_pyarrow(path, table, compression="none", row_index_stride=row_index_stride, **kwargs)
+    written = write_pyarrow(path, table, compression="none", row_index_stride=row_index_stride, **writer_options)
     names = list(table.column_names)
 
     def change(footer: Any) -> None:
