@@ -344,15 +344,24 @@ def test_shapely_geometries(java_file: Path, values: dict[str, gd.GeometryColumn
     assert df["id"].tolist() == list(range(N))  # other columns as they are
 
 
-def test_geopandas_as_the_readme_says(java_file: Path) -> None:
+def test_geopandas_as_the_readme_says(handmade: Path) -> None:
     geopandas = pytest.importorskip("geopandas")  # in the test extra; the numpy-only stack has neither
-    with orcjit.ORCFile(java_file) as f:
+    with orcjit.ORCFile(handmade) as f:
         gdf = geopandas.GeoDataFrame(f.read(geometry="shapely"), geometry="g", crs=f.schema["g"].crs)
         bbox = f.statistics[f.schema["g"].column_id].bbox
-        projected = geopandas.GeoSeries(f.read(columns=["g_zm"], geometry="shapely")["g_zm"], crs=f.schema["g_zm"].crs)
+        geographic = geopandas.GeoSeries(f.read(columns=["geog"], geometry="shapely")["geog"], crs=f.schema["geog"].crs)
     assert gdf.crs.to_string() == "OGC:CRS84"
     assert tuple(gdf.total_bounds) == bbox.bounds
-    assert projected.crs.to_epsg() == 3857
+    assert geographic.crs.to_epsg() == 4326
+
+
+def test_fuzz_corpus_holds_a_geospatial_file(tmp_path: Path) -> None:
+    from tests import fuzz_harness as fh
+
+    corpus = {f.name: f for f in fh.load_corpus(tmp_path, examples=False)}
+    with orcjit.ORCFile(corpus["geospatial-none.orc"].data) as f:
+        assert {n.kind for n in f.schema.children} == {"bigint", "geometry", "geography"}
+        assert f.nstripes > 1 and f.statistics[f.schema["g"].column_id].bbox is not None
 
 
 def test_shapely_refused_with_arrow_and_unknown_forms(handmade: Path) -> None:
