@@ -254,6 +254,7 @@ class ORCFile:
         encrypted: str = "raise",
         progress: bool = False,
         hive11_decimals: str = "orc_cpp",
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read the whole file into a DataFrame; arguments as in :func:`orcjit.read_orc`."""
         options = ReadOptions(
@@ -266,6 +267,7 @@ class ORCFile:
             encrypted,
             progress,
             hive11_decimals=hive11_decimals,
+            geometry=geometry,
         )
         return read_frame(self.meta, options)
 
@@ -281,6 +283,7 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         hive11_decimals: str = "orc_cpp",
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read stripe ``i`` into a DataFrame whose index holds the rows' numbers in the file; its columns are
         decoded in parallel unless ``use_threads=False``."""
@@ -294,6 +297,7 @@ class ORCFile:
             max_workers,
             encrypted,
             hive11_decimals=hive11_decimals,
+            geometry=geometry,
         )
         return read_frame(self.meta, options, [index], file_row_index=True)
 
@@ -309,6 +313,7 @@ class ORCFile:
         encrypted: str = "raise",
         progress: bool = False,
         hive11_decimals: str = "orc_cpp",
+        geometry: str = "wkb",
     ) -> Iterator[pd.DataFrame]:
         """Yield one DataFrame per stripe, indexed by file row number; memory is bounded by one stripe.
 
@@ -328,6 +333,7 @@ class ORCFile:
             encrypted,
             progress,
             hive11_decimals=hive11_decimals,
+            geometry=geometry,
         )
         plan = plan_read(self.meta, columns, filters, encrypted)
         options = dataclasses.replace(options, progress=False)  # one bar over the stripes, not one per stripe
@@ -335,7 +341,9 @@ class ORCFile:
         try:
             for stripe in self.meta.stripes:
                 got = scan_stripes(self.meta, plan, [stripe.index], options)
-                frame = to_frame(self.meta, got, options.backend, dictionary_as_category, file_row_index=True)
+                frame = to_frame(
+                    self.meta, got, options.backend, dictionary_as_category, file_row_index=True, geometry=geometry
+                )
                 if bar is not None:
                     bar.advance()
                 if filters is None or len(frame):
@@ -356,6 +364,7 @@ class ORCFile:
         max_workers: int | None = None,
         encrypted: str = "raise",
         hive11_decimals: str = "orc_cpp",
+        geometry: str = "wkb",
     ) -> pd.DataFrame:
         """Read rows ``[start, stop)`` of the file into a DataFrame whose index holds the rows' file numbers.
 
@@ -385,6 +394,7 @@ class ORCFile:
             max_workers,
             encrypted,
             hive11_decimals=hive11_decimals,
+            geometry=geometry,
         )
         plan = plan_read(self.meta, columns, None, encrypted)
         if not plan.output.fields:
@@ -392,7 +402,9 @@ class ORCFile:
             return pd.DataFrame(index=pd.RangeIndex(start, stop), columns=pd.Index([], dtype=object))
         runs = row_range_runs(self.meta, start, stop, plan.decode)
         got = scan_runs(self.meta, runs, plan, options)
-        frame = to_frame(self.meta, got, options.backend, dictionary_as_category, file_row_index=True)
+        frame = to_frame(
+            self.meta, got, options.backend, dictionary_as_category, file_row_index=True, geometry=geometry
+        )
         if not runs:
             frame.index = pd.RangeIndex(start, start)
         return frame

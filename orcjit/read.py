@@ -29,6 +29,7 @@ def read_orc(
     encrypted: str = "raise",
     progress: bool = False,
     hive11_decimals: str = "orc_cpp",
+    geometry: str = "wkb",
     **kwargs: Any,
 ) -> pd.DataFrame:
     """Load an ORC file into a DataFrame, as :func:`pandas.read_orc` does.
@@ -83,6 +84,19 @@ def read_orc(
         zero. ``"exact"``: each value as stored, at its own scale (the NumPy backends only: an Arrow decimal has
         one scale). A value needing more than 38 digits at the scale raises :class:`OrcError`. Other decimals,
         whose type states precision and scale, are read as they are.
+    geometry : {"wkb", "shapely"}, default "wkb"
+        What GEOMETRY and GEOGRAPHY columns hold: their values' WKB as ``bytes`` (with
+        ``dtype_backend="pyarrow"``, Arrow ``binary``), or ``"shapely"``: shapely geometries, made with one
+        vectorised ``shapely.from_wkb`` per column (needs shapely: ``orcjit[geo]``; not with
+        ``dtype_backend="pyarrow"``, whose columns cannot hold Python objects). Only top-level columns are
+        converted; geometries inside lists, maps and structs stay WKB. The column's coordinate reference system
+        is its type's (:attr:`orcjit.TypeNode.crs`). For a GeoPandas GeoDataFrame::
+
+            with orcjit.ORCFile(path) as f:
+                gdf = geopandas.GeoDataFrame(f.read(geometry="shapely"), geometry="g", crs=f.schema["g"].crs)
+
+        (pyproj, which GeoPandas uses, takes ORC Java's default ``OGC:CRS84`` and ``AUTHORITY:CODE`` names such
+        as ``EPSG:4326`` as they are.)
     **kwargs
         pandas passes extra keywords on to pyarrow's reader, which accepts none; orcjit raises on them rather
         than ignoring them.
@@ -101,9 +115,12 @@ def read_orc(
     OrcError
         If the file is not valid ORC, or an argument is wrong (an unknown column, an invalid dtype_backend, an
         unsupported keyword, ``max_workers`` not a positive int, ``encrypted`` not one of its values,
-        ``progress`` not a bool, or ``progress=True`` without tqdm installed, ``hive11_decimals`` not one of its
-        values), or if the read needs an encrypted
-        column and ``encrypted="raise"``.
+        ``progress`` not a bool, or ``progress=True`` without tqdm installed, ``hive11_decimals`` or ``geometry``
+        not one of its values, or ``geometry="shapely"`` with ``dtype_backend="pyarrow"``), or if the read needs an
+        encrypted column and ``encrypted="raise"``, or a filter names a geometry or geography column, or
+        (``geometry="shapely"``) a value is not valid WKB.
+    ImportError
+        If ``dtype_backend="pyarrow"`` without pyarrow, or ``geometry="shapely"`` without shapely installed.
     """
     if kwargs:
         raise OrcError(f"read_orc got unsupported keyword arguments: {', '.join(sorted(kwargs))}")
@@ -117,6 +134,7 @@ def read_orc(
         encrypted,
         progress,
         hive11_decimals=hive11_decimals,
+        geometry=geometry,
     )
     meta, owned = open_file(path, filesystem)
     try:

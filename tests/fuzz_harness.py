@@ -649,9 +649,9 @@ def type_tree(model: OrcModel, rng: random.Random) -> None:
     if not len(types):
         raise LookupError
     t = rng.choice(types)
-    choice = rng.randrange(7)
+    choice = rng.randrange(8)
     if choice == 0:
-        t.kind = rng.randrange(20)
+        t.kind = rng.randrange(21)  # up to GEOGRAPHY
     elif choice == 1 and len(t.subtypes):
         t.subtypes[rng.randrange(len(t.subtypes))] = _hostile(rng, t.subtypes[0]) % (len(types) + 3)
     elif choice == 2:
@@ -662,6 +662,8 @@ def type_tree(model: OrcModel, rng: random.Random) -> None:
         t.maximumLength = _hostile(rng, t.maximumLength) & 0xFFFFFFFF
     elif choice == 5:
         t.precision = _hostile(rng, t.precision) & 0xFFFFFFFF
+    elif choice == 6:
+        t.algorithm = _hostile(rng, t.algorithm) & 0xFFFFFFFF  # a geography's edge interpolation
     else:
         t.scale = _hostile(rng, t.scale) & 0xFFFFFFFF
 
@@ -1043,6 +1045,21 @@ def _generated(directory: Path) -> Iterator[Path]:
             stripe_size=4096,
         )
     yield write_pyarrow(directory / "pyarrow-nested-zstd.orc", nested_table(300, seed=14), row_index_stride=100)
+    # GEOMETRY and GEOGRAPHY: binary columns of WKB retyped in the footer (what ORC Java 2.3 writes, stream for stream)
+    from tests.geodata import GEOGRAPHY, GEOMETRY, geospatial_file, random_geometries
+
+    yield geospatial_file(
+        directory / "geospatial-none.orc",
+        {
+            "g": (GEOMETRY, random_geometries(300, 15, ("XY", "XYZ", "XYZM"))),
+            "geog": (GEOGRAPHY, random_geometries(300, 16)),
+        },
+        crs={"geog": "EPSG:4326"},
+        algorithm={"geog": 4},
+        row_index_stride=100,
+        stripe_size=8192,
+        batch_size=100,
+    )
     # decimals as older writers stored them: ORC Java's pre-2.0 format (short decimals as RLE v2 integers) and
     # Hive 0.11 (no precision or scale, a scale per value)
     from tests.hive11 import write_hive11_decimals

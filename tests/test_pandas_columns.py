@@ -41,7 +41,7 @@ FIXED_DTYPES = {
     "timestamp": np.int64,
     "timestamp with local time zone": np.int64,
 }
-STRING_KINDS = ["string", "varchar", "char", "binary"]
+STRING_KINDS = ["string", "varchar", "char", "binary", "geometry", "geography"]  # the last two: WKB, as binary
 KINDS = [*FIXED_DTYPES, *STRING_KINDS, "decimal"]
 CASES = ["no_nulls", "some_nulls", "all_nulls", "empty", "chunks", "mask_without_nulls", "shifted_offsets"]
 

@@ -24,7 +24,7 @@ def add_to(subparsers: Any) -> None:
         run,
     )
     add_file(p)
-    add_json(p, "the schema tree (id, kind, type, name, children)")
+    add_json(p, "the schema tree (id, kind, type, name, children; crs and algorithm of geometry and geography)")
     add_columns(p, "show only these columns' subtrees (and the columns above them)")
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from ..orcfile import ORCFile
+from ..statistics import geometry_type_name
 from ..types.kinds import COMPOUND_KINDS
 from ..types.schema import TypeNode
 from .options import (
@@ -36,6 +37,8 @@ STAT_COLUMNS = [
     ("min_children", "min children"),
     ("max_children", "max children"),
     ("total_children", "total children"),
+    ("bbox", "bbox"),
+    ("geometry_types", "geometry types"),
     ("bytes_on_disk", "bytes on disk"),
 ]
 
@@ -48,8 +51,8 @@ def add_to(subparsers: Any) -> None:
         "print column statistics of the file and of each stripe",
         "Print column statistics, like ORC's orc-statistics: for the whole file, then for each stripe, one row per "
         "column with its id, path, type, count, has null, min, max, sum and, where recorded, string bounds, "
-        "true/false counts, child counts and bytes on disk. Long values are shortened in text; --json shows them "
-        "whole.",
+        "true/false counts, child counts, the bounding box and geometry types of geometry columns, and bytes on "
+        "disk. Long values are shortened in text; --json shows them whole.",
         "  orcjit stats data.orc\n  orcjit stats data.orc --no-stripes\n  orcjit stats data.orc --stripes 0 --json",
         run,
     )
@@ -140,8 +143,21 @@ def stats_table(columns: Sequence[dict[str, Any]]) -> list[str]:
     for c in columns:
         kind = c["kind"]
         type_label = kind if kind in COMPOUND_KINDS else c["type"]
-        rows.append([c["id"], c["path"] or "(root)", type_label, *(shorten(c.get(key)) for key, _ in present)])
+        rows.append([c["id"], c["path"] or "(root)", type_label, *(_stat_cell(key, c.get(key)) for key, _ in present)])
     return format_table(headers, rows)
+
+
+def _stat_cell(key: str, value: Any) -> Any:
+    """A statistic as a table shows it: long strings shortened, a bounding box as ranges, geometry types by name."""
+    if value is None:
+        return None
+    if key == "bbox":
+        # x, y, then z and m where the values have them: "x 0.0..10.0, y -5.0..5.0"
+        axes = [axis for axis in "xyzm" if f"{axis}min" in value]
+        return ", ".join(f"{axis} {value[axis + 'min']!r}..{value[axis + 'max']!r}" for axis in axes)
+    if key == "geometry_types":
+        return ", ".join(geometry_type_name(code) for code in value)
+    return shorten(value)
 
 
 def stats_lines(stats: dict[str, Any]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Strings and binary: pandas' string dtypes, object arrays of ``str`` or ``bytes``, and categoricals.
+"""Strings and binary: pandas' string dtypes, object arrays of ``str`` or ``bytes`` (binary, and the WKB of
+geometry and geography), and categoricals.
 
 With pyarrow, a column becomes an Arrow ``large_string`` (``large_binary``) array over the vectors' own int64
 offsets and bytes, which pandas' Arrow-backed ``str`` dtype stores as it is (Arrow's ORC path casts its 32-bit
@@ -20,6 +21,7 @@ import pandas as pd
 from ..decode.vector import ColumnVector
 from ..errors import OrcError
 from ..kernels.convert import distinct_strings
+from ..types.kinds import BINARY_KINDS
 from ..types.schema import TypeNode
 from .chunks import valid_of
 from .env import arrow_available, default_string_dtype
@@ -35,7 +37,7 @@ DEDUPE_SAMPLE = 8192
 def strings(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
     """The column as pandas' string dtype (``str``; ``string`` for ``numpy_nullable``; object before pandas 3),
     binary as ``bytes`` objects, and inside nested values as an object array."""
-    binary = node.kind == "binary"
+    binary = node.kind in BINARY_KINDS  # binary, and geometry and geography's WKB
     dictionaries = any(c.dictionary is not None for c in chunks)
     if target != "element" and arrow_available() and not dictionaries:
         return _through_arrow(chunks, binary, target)

@@ -33,7 +33,7 @@ from ..stripes import (
     rle_v2,
 )
 from ..timezones import UTC_NAMES, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
-from ..types.kinds import HIVE11_DECIMALS, KINDS, MAX_DECIMAL_PRECISION, Hive11Decimals
+from ..types.kinds import BINARY_KINDS, HIVE11_DECIMALS, KINDS, MAX_DECIMAL_PRECISION, Hive11Decimals
 from ..types.schema import TypeNode
 from .limits import INTEGERS_PER_BYTE, allocate
 from .streams import StripeStreams, stored_as_integers
@@ -169,7 +169,8 @@ def _read_floating(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarr
 
 
 def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
-    allowed = (DIRECT, DIRECT_V2) if node.kind == "binary" else (DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2)
+    binary = node.kind in BINARY_KINDS  # binary, and geometry and geography's WKB: never in a dictionary
+    allowed = (DIRECT, DIRECT_V2) if binary else (DIRECT, DICTIONARY, DIRECT_V2, DICTIONARY_V2)
     enc = _encoding(ctx, node, allowed)
     col = node.column_id
     streams = ctx.streams
@@ -180,7 +181,7 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
         data = streams.open(col, DATA).raw(int(offsets[-1]))
         if offsets[-1] > len(data):
             raise OrcError(f"{streams.where(col, DATA)}: LENGTH needs {offsets[-1]} bytes, DATA holds {len(data)}")
-        if node.kind != "binary":
+        if not binary:
             check_utf8(offsets, data, streams.where(col, DATA))
         return ColumnVector(node, count, valid, offsets=offsets, data=data)
 
@@ -430,6 +431,8 @@ READERS: dict[str, Reader] = {
     "varchar": _read_bytes,
     "char": _read_bytes,
     "binary": _read_bytes,
+    "geometry": _read_bytes,
+    "geography": _read_bytes,
     "timestamp": _read_timestamp,
     "timestamp with local time zone": _read_timestamp,
     "decimal": _read_decimal,

@@ -21,7 +21,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OrcError
-from ..types.kinds import FILTERABLE_KINDS, FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
+from ..types.kinds import (
+    FILTERABLE_KINDS,
+    FLOAT_KINDS,
+    GEOSPATIAL_KINDS,
+    INTEGER_KINDS,
+    STRING_KINDS,
+    TIMESTAMP_KINDS,
+)
 from ..types.resolve import resolve_column
 from ..types.schema import TypeNode
 
@@ -145,6 +152,12 @@ def _column(path: Any, schema: TypeNode, term: Any) -> TypeNode:
         node = resolve_column(schema, path, through="structs")
     except OrcError as exc:
         raise OrcError(f"filter {term!r}: {exc}") from None
+    if node.kind in GEOSPATIAL_KINDS:
+        # WKB bytes have no order, and equal shapes need not have equal bytes: no comparison means anything
+        raise OrcError(
+            f"filter {term!r}: column {path!r} is a {node.kind}, which filters do not test; read it and test the "
+            "geometries (geometry='shapely')"
+        )
     if node.kind not in FILTERABLE_KINDS:
         raise OrcError(f"filter {term!r}: column {path!r} is a {node.kind}; filters test primitive columns")
     return node

@@ -8,6 +8,7 @@
 - :mod:`.result`: the scanned columns as a DataFrame or ``pyarrow.Table``, filtered.
 
 It may import what lies below it: :mod:`orcjit.filemeta`, :mod:`orcjit.decode`, :mod:`orcjit.pushdown`,
-:mod:`orcjit.convert`, :mod:`orcjit.types`, :mod:`orcjit.encryption` and :mod:`orcjit.progress`; the API
+:mod:`orcjit.convert`, :mod:`orcjit.types`, :mod:`orcjit.encryption`, :mod:`orcjit.progress` and
+:mod:`orcjit._extras` (the optional packages an argument needs); the API
 (:class:`orcjit.ORCFile`, :func:`orcjit.read_orc`) sits on top of it and nothing here imports the API.
 """

@@ -11,12 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._extras import require
 from ..encryption import check_encrypted_mode
 from ..errors import OrcError
 from ..progress import check_progress
 from ..types.kinds import BACKENDS, Hive11Decimals, hive11_decimals
 
-__all__ = ["ReadOptions", "check_backend", "workers_for"]
+__all__ = ["GEOMETRY_FORMS", "ReadOptions", "check_backend", "check_geometry", "workers_for"]
+
+# what geometry and geography columns become: their WKB bytes, or shapely geometries made from them
+GEOMETRY_FORMS = ("wkb", "shapely")
 
 
 @dataclass(frozen=True)
@@ -26,10 +30,11 @@ class ReadOptions:
     Raises
     ------
     OrcError
-        If an argument is wrong (see :func:`check_backend`, :func:`workers_for`, ``encrypted`` not one of its
-        values, ``progress`` not a bool or tqdm missing).
+        If an argument is wrong (see :func:`check_backend`, :func:`workers_for`, :func:`check_geometry`,
+        :func:`~orcjit.types.kinds.hive11_decimals`, ``encrypted`` not one of its values, ``progress`` not a bool
+        or tqdm missing).
     ImportError
-        If ``dtype_backend="pyarrow"`` and pyarrow is not installed.
+        If ``dtype_backend="pyarrow"`` and pyarrow is not installed, or ``geometry="shapely"`` and shapely is not.
     """
 
     columns: Sequence[str | int] | None = None
@@ -41,6 +46,7 @@ class ReadOptions:
     encrypted: str = "raise"
     progress: bool = False
     hive11_decimals: str = "orc_cpp"
+    geometry: str = "wkb"
 
     def __post_init__(self) -> None:
         check_backend(self.dtype_backend)
@@ -48,6 +54,7 @@ class ReadOptions:
         check_encrypted_mode(self.encrypted)
         check_progress(self.progress)
         hive11_decimals(self.hive11_decimals)
+        check_geometry(self.geometry, self.dtype_backend)
 
     @property
     def hive11(self) -> Hive11Decimals:
@@ -85,6 +92,30 @@ def check_backend(dtype_backend: str | None) -> str:
         except ImportError as exc:
             raise ImportError("dtype_backend='pyarrow' needs pyarrow: pip install pyarrow") from exc
     return dtype_backend
+
+
+def check_geometry(geometry: str, dtype_backend: str | None) -> str:
+    """Validate ``geometry``: ``"wkb"`` (geometry and geography columns as WKB bytes) or ``"shapely"``.
+
+    Raises
+    ------
+    OrcError
+        If it is neither, or it is ``"shapely"`` with ``dtype_backend="pyarrow"``: an Arrow-backed column holds
+        Arrow values, not Python objects (read with another backend, or keep the WKB: ``shapely.from_wkb`` takes
+        the column's values).
+    ImportError
+        If it is ``"shapely"`` and shapely is not installed (``orcjit[geo]``).
+    """
+    if geometry not in GEOMETRY_FORMS:
+        raise OrcError(f"geometry must be one of {', '.join(map(repr, GEOMETRY_FORMS))}, got {geometry!r}")
+    if geometry == "shapely":
+        if dtype_backend == "pyarrow":
+            raise OrcError(
+                "geometry='shapely' needs a NumPy backend: shapely geometries are Python objects, which "
+                "dtype_backend='pyarrow' (Arrow values only) cannot hold; its geometry columns are WKB binary"
+            )
+        require("geo", "geometry='shapely'")
+    return geometry
 
 
 def workers_for(use_threads: bool, max_workers: int | None) -> int:

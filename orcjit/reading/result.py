@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..convert import build_frame, build_table
+from ..convert import build_frame, build_table, shapely_columns
 from ..filemeta import FileMeta
 from ..types.kinds import KINDS
 from ..types.resolve import Selection
@@ -21,10 +21,17 @@ __all__ = ["file_rows", "read_frame", "read_table", "to_frame", "to_table"]
 
 
 def to_frame(
-    meta: FileMeta, got: Scanned, backend: str, dictionary_as_category: bool, *, file_row_index: bool = False
+    meta: FileMeta,
+    got: Scanned,
+    backend: str,
+    dictionary_as_category: bool,
+    *,
+    file_row_index: bool = False,
+    geometry: str = "wkb",
 ) -> pd.DataFrame:
     """The DataFrame of a scanned read: rows the filters keep, indexed from 0 as ``df[mask].reset_index(drop=True)``
-    would, or by row number in the file (``file_row_index``)."""
+    would, or by row number in the file (``file_row_index``); geometry and geography columns as WKB or, with
+    ``geometry="shapely"``, shapely geometries (made from the rows kept only)."""
     output = got.output
     if output.fields:
         frame = build_frame(output, got.columns, backend, dictionary_as_category=dictionary_as_category)
@@ -37,6 +44,8 @@ def to_frame(
         frame = frame[got.mask()]
         if not file_row_index:
             frame = _as_in_full_read(meta, frame.reset_index(drop=True), output, backend)
+    if geometry == "shapely" and output.fields:
+        frame = shapely_columns(frame, output)
     return frame
 
 
@@ -84,7 +93,14 @@ def read_frame(
     plan = plan_read(meta, options.columns, options.filters, options.encrypted)
     indices = range(len(meta.stripes)) if stripes is None else stripes
     got = scan_stripes(meta, plan, indices, options)
-    return to_frame(meta, got, options.backend, options.dictionary_as_category, file_row_index=file_row_index)
+    return to_frame(
+        meta,
+        got,
+        options.backend,
+        options.dictionary_as_category,
+        file_row_index=file_row_index,
+        geometry=options.geometry,
+    )
 
 
 def read_table(meta: FileMeta, options: ReadOptions, stripes: Sequence[int] | None = None) -> Any:

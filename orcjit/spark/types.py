@@ -13,6 +13,11 @@ char(n), varchar(n)                    StringType with the field metadata ``{"__
                                        "char(n)"}`` Spark itself attaches; values as stored (a ``char`` value
                                        padded with blanks to ``n``, as ORC writers store it)
 binary                                 BinaryType
+geometry(crs), geography(crs, alg)     BinaryType: the values' WKB. ``spark.read.orc`` cannot read such files
+                                       at all (PySpark 4.3: it fails to parse ``geometry(OGC:CRS84)`` as a
+                                       Spark type, whatever the columns read), and its ORC source takes none of
+                                       Spark's GeometryType or GeographyType (PySpark 4.1+); in Spark,
+                                       ``st_geomfromwkb`` / ``st_geogfromwkb`` make those of the WKB
 decimal(p, s)                          DecimalType(p, s) (old files without precision: (38, 10), as orcjit)
 date                                   DateType
 timestamp                              TimestampType: Spark's ORC reader reads the wall clock the writer saw
@@ -144,6 +149,8 @@ def spark_type(node: TypeNode) -> DataType:
         "varchar": StringType(),
         "char": StringType(),
         "binary": BinaryType(),
+        "geometry": BinaryType(),
+        "geography": BinaryType(),
         "date": DateType(),
         "timestamp": TimestampType(),
         "timestamp with local time zone": TimestampType(),

@@ -6,8 +6,8 @@
 - :mod:`.resolve`: names, dotted paths and positions to schema nodes, with one rule for ambiguous names, and the
   column selections of a read.
 
-This package sits low: it may import :mod:`orcjit.errors` and :mod:`orcjit.tail` (for the footer's text fields),
-and NumPy; nothing of reading, pushdown or the API.
+This package sits low: it may import :mod:`orcjit.errors`, :mod:`orcjit.tail` (for the footer's text fields) and
+:mod:`orcjit._proto` (for the names of the footer's enums), and NumPy; nothing of reading, pushdown or the API.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .kinds import (
     COMPOUND_KINDS,
     FILTERABLE_KINDS,
     FLOAT_KINDS,
+    GEOSPATIAL_KINDS,
     INTEGER_KINDS,
     KINDS,
     STRING_KINDS,
@@ -33,6 +34,7 @@ __all__ = [
     "COMPOUND_KINDS",
     "FILTERABLE_KINDS",
     "FLOAT_KINDS",
+    "GEOSPATIAL_KINDS",
     "INTEGER_KINDS",
     "KINDS",
     "ROOT_COLUMN_NAME",

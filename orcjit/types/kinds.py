@@ -10,6 +10,11 @@ with nulls becomes float64 (NaN) and a boolean one object (``None``); ``"numpy_n
 dtypes to integers, floats, booleans and strings; ``"pyarrow"`` wraps the Arrow type in :class:`pandas.ArrowDtype`.
 Kinds whose values become Python objects (decimals, dates, binary, compound types) are object columns with the
 NumPy backends.
+
+GEOMETRY and GEOGRAPHY (ORC format 1.1) are binary in every respect of layout and conversion: their values are WKB
+bytes, stored as binary's are, so they belong to the ``binary`` family. What sets them apart is meaning: no filter
+or bloom filter takes them (their bytes have no order and their statistics are a bounding box), which
+:data:`GEOSPATIAL_KINDS` and :data:`FILTERABLE_KINDS` say.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ __all__ = [
     "DEFAULT_DECIMAL_SCALE",
     "FILTERABLE_KINDS",
     "FLOAT_KINDS",
+    "GEOSPATIAL_KINDS",
     "HIVE11_DECIMALS",
     "INTEGER_KINDS",
     "KINDS",
@@ -106,8 +112,8 @@ class Kind:
     number : int
         ``Type.Kind`` in the file's footer.
     family : str
-        ``boolean``, ``integer``, ``float``, ``string`` (string, varchar, char), ``binary``, ``decimal``,
-        ``date``, ``timestamp`` (both timestamp kinds) or ``compound``.
+        ``boolean``, ``integer``, ``float``, ``string`` (string, varchar, char), ``binary`` (binary, geometry,
+        geography), ``decimal``, ``date``, ``timestamp`` (both timestamp kinds) or ``compound``.
     storage : str or None
         The NumPy dtype each value decodes into, for fixed-width kinds (decimals: two int64 lanes, low word
         first, as Arrow's decimal128 lays them out); ``None`` for strings, binary and compound kinds.
@@ -120,7 +126,9 @@ class Kind:
         The pandas dtype of the ``numpy_nullable`` backend, where it is not the ``numpy`` backend's.
     arrow : str or None
         The Arrow type pyarrow's ORC reader gives, for kinds with no parameters (decimals and compound kinds
-        build theirs from the type).
+        build theirs from the type); for geometry and geography, which pyarrow cannot read, their WKB as binary.
+    geospatial : bool
+        GEOMETRY and GEOGRAPHY: WKB values in a coordinate reference system the type names, which no filter tests.
     """
 
     name: str
@@ -131,6 +139,7 @@ class Kind:
     with_nulls: str | None = None
     nullable: str | None = None
     arrow: str | None = None
+    geospatial: bool = False
 
     @property
     def fixed_width(self) -> bool:
@@ -173,6 +182,8 @@ KINDS: dict[str, Kind] = {
         Kind("varchar", 16, "string", nullable="string", arrow="string"),
         Kind("char", 17, "string", nullable="string", arrow="string"),
         Kind("timestamp with local time zone", 18, "timestamp", "int64", arrow="timestamp[ns, tz=UTC]"),
+        Kind("geometry", 19, "binary", arrow="binary", geospatial=True),
+        Kind("geography", 20, "binary", arrow="binary", geospatial=True),
     )
 }
 # Type.Kind numbers to names
@@ -186,12 +197,13 @@ def _family(*families: str) -> frozenset[str]:
 INTEGER_KINDS = _family("integer")
 FLOAT_KINDS = _family("float")
 STRING_KINDS = _family("string")  # text: string, varchar, char
-BINARY_KINDS = _family("binary")
+BINARY_KINDS = _family("binary")  # bytes values: binary, and the WKB of geometry and geography
 BYTES_KINDS = STRING_KINDS | BINARY_KINDS  # stored as LENGTH and DATA (or a dictionary): text and binary
 TIMESTAMP_KINDS = _family("timestamp")
 COMPOUND_KINDS = _family("compound")
-# the kinds a filter may test: every primitive kind
-FILTERABLE_KINDS = frozenset(KINDS) - COMPOUND_KINDS
+GEOSPATIAL_KINDS = frozenset(k.name for k in KINDS.values() if k.geospatial)  # geometry, geography
+# the kinds a filter may test: every primitive kind but the geospatial ones
+FILTERABLE_KINDS = frozenset(KINDS) - COMPOUND_KINDS - GEOSPATIAL_KINDS
 
 
 def kind(name: str) -> Kind:

@@ -11,11 +11,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._proto import orc_proto_pb2 as pb
 from ..errors import OrcError
 from ..tail import text_field
-from .kinds import COMPOUND_KINDS, DEFAULT_DECIMAL_SCALE, HIVE11_DECIMALS, KIND_NAMES, MAX_DECIMAL_PRECISION
+from .kinds import (
+    COMPOUND_KINDS,
+    DEFAULT_DECIMAL_SCALE,
+    GEOSPATIAL_KINDS,
+    HIVE11_DECIMALS,
+    KIND_NAMES,
+    MAX_DECIMAL_PRECISION,
+)
 
-__all__ = ["MAX_DEPTH", "TypeNode", "build_schema"]
+__all__ = ["DEFAULT_ALGORITHM", "DEFAULT_CRS", "MAX_DEPTH", "TypeNode", "build_schema"]
 
 
 # Far beyond any real schema, and shallow enough for the readers, which recurse over the tree with up to 4 Python
@@ -23,6 +31,14 @@ __all__ = ["MAX_DEPTH", "TypeNode", "build_schema"]
 MAX_DEPTH = 100
 
 _SIMPLE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
+
+# What a geometry or geography type whose footer entry leaves them out means, as ORC Java's reader fills them in
+# (TypeDescription's defaults, which its writer always writes out): longitude/latitude on WGS84, and edges drawn as
+# arcs of great circles.
+DEFAULT_CRS = "OGC:CRS84"
+DEFAULT_ALGORITHM = "SPHERICAL"
+# the edge interpolation algorithms by number, named as ORC Java's TypeDescription prints them
+_ALGORITHMS = pb.Type.EdgeInterpolationAlgorithm
 
 
 @dataclass(eq=False)
@@ -36,7 +52,8 @@ class TypeNode:
     kind : str
         ``boolean``, ``tinyint``, ``smallint``, ``int``, ``bigint``, ``float``, ``double``, ``string``,
         ``varchar``, ``char``, ``binary``, ``decimal``, ``date``, ``timestamp``,
-        ``timestamp with local time zone``, ``struct``, ``array``, ``map`` or ``uniontype``.
+        ``timestamp with local time zone``, ``geometry``, ``geography``, ``struct``, ``array``, ``map`` or
+        ``uniontype``.
     name : str or None
         The field name under a struct parent; ``None`` for the root and for children of other compound types.
     children : list of TypeNode
@@ -45,6 +62,13 @@ class TypeNode:
         For decimals, as the file states them (``None`` where an old writer left them out).
     max_length : int or None
         For ``varchar`` and ``char``.
+    crs : str or None
+        For ``geometry`` and ``geography``: the coordinate reference system of the values, as the writer stated
+        it (ORC Java writes ``OGC:CRS84`` unless told otherwise: longitude and latitude on WGS84); ``OGC:CRS84``
+        where the file states none, as ORC Java reads it.
+    algorithm : str or None
+        For ``geography``: how an edge between two points is drawn, ``SPHERICAL`` (the default, as in ORC Java),
+        ``VINCENTY``, ``THOMAS``, ``ANDOYER`` or ``KARNEY``.
     attributes : dict of str to str
         Type attributes written by ORC 1.6 and later writers.
     max_column_id : int
@@ -58,6 +82,8 @@ class TypeNode:
     precision: int | None = None
     scale: int | None = None
     max_length: int | None = None
+    crs: str | None = None
+    algorithm: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
     max_column_id: int = 0
     parent: TypeNode | None = field(default=None, repr=False)
@@ -176,6 +202,10 @@ class TypeNode:
             out["scale"] = self.scale
         if self.max_length is not None:
             out["max_length"] = self.max_length
+        if self.crs is not None:
+            out["crs"] = self.crs
+        if self.algorithm is not None:
+            out["algorithm"] = self.algorithm
         if self.attributes:
             out["attributes"] = dict(self.attributes)
         if self.children:
@@ -192,6 +222,11 @@ class TypeNode:
             return f"decimal({self.precision},{self.scale or 0})"
         if kind in ("varchar", "char") and self.max_length is not None:
             return f"{kind}({self.max_length})"
+        # as ORC Java's TypeDescription prints them: geometry(OGC:CRS84), geography(OGC:CRS84,SPHERICAL)
+        if kind == "geometry":
+            return f"geometry({self.crs})"
+        if kind == "geography":
+            return f"geography({self.crs},{self.algorithm})"
         return kind
 
     def __repr__(self) -> str:
@@ -208,8 +243,9 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
     Raises
     ------
     OrcError
-        If the list is empty, a kind is unknown, a child id breaks pre-order, a compound type has the wrong number
-        of children or field names, or the tree is nested deeper than any real schema.
+        If the list is empty, a kind is unknown, a geography names an unknown edge interpolation algorithm, a child
+        id breaks pre-order, a compound type has the wrong number of children or field names, or the tree is nested
+        deeper than any real schema.
     """
     if not types:
         raise OrcError("footer lists no types: the file has no schema")
@@ -231,6 +267,10 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
                 raise OrcError(f"decimal column {column_id} has scale {node.scale} larger than its precision {digits}")
         if kind in ("varchar", "char") and t.HasField("maximumLength"):
             node.max_length = t.maximumLength
+        if kind in GEOSPATIAL_KINDS:
+            node.crs = text_field(t.crs) if t.HasField("crs") else DEFAULT_CRS
+        if kind == "geography":
+            node.algorithm = _algorithm(t, column_id)
         node.attributes = {text_field(a.key): text_field(a.value) for a in t.attributes}
         nodes.append(node)
 
@@ -265,6 +305,15 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
     if next_id != len(types):
         raise OrcError(f"footer lists {len(types)} types but the schema tree reaches only {next_id}")
     return nodes[0]
+
+
+def _algorithm(t: Any, column_id: int) -> str:
+    if not t.HasField("algorithm"):
+        return DEFAULT_ALGORITHM
+    try:
+        return str(_ALGORITHMS.Name(t.algorithm))
+    except ValueError:
+        raise OrcError(f"geography column {column_id} has unknown edge interpolation algorithm {t.algorithm}") from None
 
 
 def _check_arity(node: TypeNode, subtypes: list[int], field_names: list[str]) -> None:
