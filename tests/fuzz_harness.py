@@ -1270,6 +1270,9 @@ def make_case(number: int, corpus: Sequence[CorpusFile], seed: int, mutators: Se
             mode["columns"] = [f.fields[0]]
     if kind == "rows":
         mode["start"], mode["stop"] = sorted((rng.randrange(2000), rng.randrange(2000)))
+    # drawn apart, so that the cases of a seed stay the cases earlier runs of it read
+    if kind in ("full", "project", "filter", "rows") and random.Random(f"{seed}:{number}:geometry").random() < 0.3:
+        mode["geometry"] = "shapely"  # geometry and geography columns through shapely.from_wkb
     return Case(number, f.name, name, mode, data)
 
 
@@ -1306,20 +1309,21 @@ def read_case(data: bytes, mode: dict[str, Any]) -> None:
     threads = mode.get("threads", True)
     columns = mode.get("columns")
     filters = mode.get("filters")
+    geometry = mode.get("geometry", "wkb")
     with orcjit.ORCFile(data) as f:
         rows = f.nrows
         top = f.schema.field_names if f.schema.kind == "struct" else None
         if kind == "full":
-            df = f.read(use_threads=threads)
+            df = f.read(use_threads=threads, geometry=geometry)
             _check(len(df) == rows, f"read gave {len(df)} rows of {rows}")
             _check(top is None or list(df.columns) == top, "read gave other columns than the schema's")
-            _same(df, orcjit.read_orc(data, use_threads=not threads))
+            _same(df, orcjit.read_orc(data, use_threads=not threads, geometry=geometry))
         elif kind == "project":
-            df = orcjit.read_orc(data, columns=columns, use_threads=threads)
+            df = orcjit.read_orc(data, columns=columns, use_threads=threads, geometry=geometry)
             _check(len(df) == rows, f"projection gave {len(df)} rows of {rows}")
             _check(columns is None or list(df.columns) == columns, "projection gave other columns")
         elif kind == "filter":
-            df = orcjit.read_orc(data, columns=columns, filters=filters, use_threads=threads)
+            df = orcjit.read_orc(data, columns=columns, filters=filters, use_threads=threads, geometry=geometry)
             _check(len(df) <= rows, f"filtered read gave {len(df)} rows of {rows}")
         elif kind == "stripes":
             total = 0
@@ -1338,7 +1342,7 @@ def read_case(data: bytes, mode: dict[str, Any]) -> None:
                 str(f.explain(filters))
         elif kind == "rows":
             start, stop = min(mode["start"], rows), min(mode["stop"], rows)
-            df = f.read_rows(start, stop)
+            df = f.read_rows(start, stop, geometry=geometry)
             _check(len(df) == stop - start, f"read_rows gave {len(df)} rows of {stop - start}")
         elif kind == "arrow":
             table = f.read_arrow(use_threads=threads)
@@ -1632,6 +1636,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=lambda text: text.split(","),
         help=f"comma-separated mutators to draw from (default: all of {', '.join(sorted(MUTATORS))})",
     )
+    parser.add_argument(
+        "--files",
+        type=lambda text: text.split(","),
+        help="comma-separated corpus files to mutate (default: all; the run prints their names)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -1642,6 +1651,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown mutators: {', '.join(unknown)}")
     with tempfile.TemporaryDirectory() as tmp:
         corpus = load_corpus(Path(tmp))
+        if args.files:
+            missing = sorted(set(args.files) - {f.name for f in corpus})
+            if missing:
+                parser.error(f"not in the corpus: {', '.join(missing)}")
+            corpus = [f for f in corpus if f.name in args.files]
 
         def progress(r: Report) -> None:
             rate = r.cases / max(time.perf_counter() - t0, 1e-9)

@@ -458,6 +458,26 @@ def test_cli_schema_meta_and_stats(handmade: Path, values: dict[str, gd.Geometry
     assert "bbox" in text.splitlines()[5] and "geometry types" in text.splitlines()[5]
 
 
+def test_cli_index_shows_each_row_groups_box(java_file: Path, values: dict[str, gd.GeometryColumn]) -> None:
+    """ORC Java records a bounding box and geometry types for each row group of a geometry column (none for
+    geography): ``orcjit index`` shows them, and its JSON holds them whole."""
+    code, text = _cli("index", str(java_file), "--columns", "g,geog", "--stripes", "0", "--json")
+    assert code == 0
+    by_path = {index["path"]: index for index in json.loads(text)["indexes"]}
+    with orcjit.ORCFile(java_file) as f:
+        first = f.stripes[0].first_row
+    for group in by_path["g"]["row_groups"]:
+        rows = slice(first + group["first_row"], first + group["first_row"] + group["rows"])
+        assert group["statistics"]["bbox"] == values["g"].bbox(rows)
+        assert group["statistics"]["geometry_types"] == values["g"].type_codes(rows)
+    assert not any("bbox" in group["statistics"] for group in by_path["geog"]["row_groups"])
+    code, text = _cli("index", str(java_file), "--columns", "g", "--stripes", "0")
+    header = next(line for line in text.splitlines() if line.lstrip().startswith("group"))
+    assert "bbox" in header and "geometry types" in header
+    box = values["g"].bbox(slice(first, first + STRIDE))
+    assert f"x {box['xmin']!r}..{box['xmax']!r}, y {box['ymin']!r}..{box['ymax']!r}" in text
+
+
 # -- other readers ----------------------------------------------------------------------------------------------------
 
 

@@ -20,7 +20,17 @@ from .options import (
     selected_stripes,
     subtree_ids,
 )
-from .render import format_fields, format_table, jsonable, plural, shorten, type_label, write_json, write_lines
+from .render import (
+    format_fields,
+    format_table,
+    jsonable,
+    plural,
+    shorten,
+    stat_cell,
+    type_label,
+    write_json,
+    write_lines,
+)
 
 
 def add_to(subparsers: Any) -> None:
@@ -105,12 +115,15 @@ def index_lines(orc: ORCFile, indexes: Sequence[RowIndex]) -> list[str]:
     for index in indexes:
         node = orc.schema.column(index.column_id)
         streams = list(dict.fromkeys(name for group in index.positions for name in group))
+        # geometry columns: each row group's bounding box and geometry types, where the writer recorded them
+        extra = [key for key in ("bbox", "geometry_types") if any(key in s.to_dict() for s in index.statistics)]
         headers = ["group", "first row", "rows", "count", "has null", "min", "max"]
-        headers += [f"{name} position" for name in streams]
+        headers += [key.replace("_", " ") for key in extra] + [f"{name} position" for name in streams]
         rows = []
         for g, stats in enumerate(index.statistics):
             row: list[Any] = [g, int(index.first_rows[g]), int(index.rows[g]), stats.count, stats.has_null]
             row += [shorten(jsonable(stats.minimum)), shorten(jsonable(stats.maximum))]
+            row += [stat_cell(key, stats.to_dict().get(key)) for key in extra]
             row += [
                 describe_position(index.positions[g][name], index.compressed) if name in index.positions[g] else None
                 for name in streams

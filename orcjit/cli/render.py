@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
+from ..statistics import geometry_type_name
 from ..types.schema import TypeNode
 
 # Statistics of long strings would stretch a text table past any screen; --json keeps them whole.
@@ -187,3 +188,16 @@ def write_report(
         write_json(out, data)
     else:
         write_lines(out, to_lines(data))
+
+
+def stat_cell(key: str, value: Any) -> Any:
+    """A statistic as a table shows it: long strings shortened, a bounding box as ranges, geometry types by name."""
+    if value is None:
+        return None
+    if key == "bbox":
+        # x, y, then z and m where the values have them: "x 0.0..10.0, y -5.0..5.0"
+        axes = [axis for axis in "xyzm" if f"{axis}min" in value]
+        return ", ".join(f"{axis} {value[axis + 'min']!r}..{value[axis + 'max']!r}" for axis in axes)
+    if key == "geometry_types":
+        return ", ".join(geometry_type_name(code) for code in value)
+    return shorten(value)

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from ..orcfile import ORCFile
-from ..statistics import geometry_type_name
 from ..types.kinds import COMPOUND_KINDS
 from ..types.schema import TypeNode
 from .options import (
@@ -21,7 +20,7 @@ from .options import (
     selected_stripes,
     subtree_ids,
 )
-from .render import format_fields, format_table, row_range, shorten, write_report
+from .render import format_fields, format_table, row_range, stat_cell, write_report
 
 # statistics fields in the order the text table shows them, with their column headers
 STAT_COLUMNS = [
@@ -143,21 +142,8 @@ def stats_table(columns: Sequence[dict[str, Any]]) -> list[str]:
     for c in columns:
         kind = c["kind"]
         type_label = kind if kind in COMPOUND_KINDS else c["type"]
-        rows.append([c["id"], c["path"] or "(root)", type_label, *(_stat_cell(key, c.get(key)) for key, _ in present)])
+        rows.append([c["id"], c["path"] or "(root)", type_label, *(stat_cell(key, c.get(key)) for key, _ in present)])
     return format_table(headers, rows)
-
-
-def _stat_cell(key: str, value: Any) -> Any:
-    """A statistic as a table shows it: long strings shortened, a bounding box as ranges, geometry types by name."""
-    if value is None:
-        return None
-    if key == "bbox":
-        # x, y, then z and m where the values have them: "x 0.0..10.0, y -5.0..5.0"
-        axes = [axis for axis in "xyzm" if f"{axis}min" in value]
-        return ", ".join(f"{axis} {value[axis + 'min']!r}..{value[axis + 'max']!r}" for axis in axes)
-    if key == "geometry_types":
-        return ", ".join(geometry_type_name(code) for code in value)
-    return shorten(value)
 
 
 def stats_lines(stats: dict[str, Any]) -> list[str]:
