@@ -168,23 +168,34 @@ def test_union_of_more_variants_than_arrow_holds(tmp_path: Path) -> None:
     assert done.stdout.strip() == repr(expected)
 
 
-def test_decimal_scale_past_the_default_precision(tmp_path: Path) -> None:
-    """A decimal without a precision is read with 38 digits, so its scale may not pass 38 (a scale of 2**32 - 1
-    reached Arrow's decimal type as an OverflowError)."""
-    table = pa.table({"d": pa.array([None, None], pa.decimal128(10, 2))})
+def test_decimal_scale_past_the_precision(tmp_path: Path) -> None:
+    """A decimal's scale may not pass its precision (a scale of 2**32 - 1 reached Arrow's decimal type as an
+    OverflowError). A decimal without a precision is a Hive 0.11 one, whose values carry their own scales: the
+    type's scale means nothing there, and is ignored as ORC C++ (pyarrow) ignores it."""
+    table = pa.table({"d": pa.array([None, Decimal("1.5")], pa.decimal128(10, 2))})
     data = write_pyarrow(tmp_path / "d.orc", table, compression="none").read_bytes()
-    for scale, ok in ((38, True), (39, False), (2**32 - 1, False)):
+    for precision, scale, ok in ((10, 8, True), (10, 11, False), (38, 39, False), (20, 2**32 - 1, False)):
         model = fh.decode_file(data)
-        decimal = model.footer.types[1]
-        decimal.ClearField("precision")
-        decimal.scale = scale
+        model.footer.types[1].precision = precision
+        model.footer.types[1].scale = scale
         mutated = fh.encode_file(model)
         if ok:
             with ORCFile(mutated) as f:
-                assert f.read_arrow().column("d").type == pa.decimal128(38, 38)
+                assert f.read_arrow().column("d").type == pa.decimal128(precision, scale)
         else:
-            with pytest.raises(OrcError, match=f"decimal column 1 has scale {scale} larger than its precision 38"):
+            message = f"decimal column 1 has scale {scale} larger than its precision {precision}"
+            with pytest.raises(OrcError, match=message):
                 ORCFile(mutated)
+    for scale in (38, 39, 2**32 - 1):
+        model = fh.decode_file(data)
+        model.footer.types[1].ClearField("precision")
+        model.footer.types[1].scale = scale
+        mutated = fh.encode_file(model)
+        oracle = pa_orc.ORCFile(pa.BufferReader(mutated)).read().column("d")
+        with ORCFile(mutated) as f:
+            got = f.read_arrow().column("d")
+        assert got.type == oracle.type == pa.decimal128(38, 6)
+        assert got.to_pylist() == oracle.to_pylist()
 
 
 def test_decimal_values_with_more_digits_than_the_precision(tmp_path: Path) -> None:

@@ -261,10 +261,13 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
             node.scale = t.scale if t.HasField("scale") else None
             if node.precision is not None and not 0 <= node.precision <= 38:
                 raise OrcError(f"decimal column {column_id} has precision {node.precision}, outside 0..38")
-            # a decimal without a precision is read with 38 digits (as ORC's readers do): its scale cannot pass that
-            digits = node.precision or MAX_DECIMAL_PRECISION
-            if node.scale is not None and node.scale > digits:
-                raise OrcError(f"decimal column {column_id} has scale {node.scale} larger than its precision {digits}")
+            if node.hive11_decimal:
+                # each value carries its scale, so ORC C++ ignores the type's (Hive 0.11 writes none): so do we
+                node.scale = None
+            elif node.scale is not None and node.scale > node.precision:
+                raise OrcError(
+                    f"decimal column {column_id} has scale {node.scale} larger than its precision {node.precision}"
+                )
         if kind in ("varchar", "char") and t.HasField("maximumLength"):
             node.max_length = t.maximumLength
         if kind in GEOSPATIAL_KINDS:
