@@ -1,4 +1,5 @@
-"""Optional parts of orcjit and the extras that install them: ``orcjit[spark]``, ``orcjit[parquet]``.
+"""Optional parts of orcjit and the extras that install them: ``orcjit[spark]``, ``orcjit[parquet]``,
+``orcjit[brotli]``.
 
 A part that needs an optional package calls :func:`require` before importing it, so that a missing package is
 reported as an :class:`ImportError` naming the extra to install (and the CLI prints it as one line), not as a bare
@@ -15,6 +16,7 @@ __all__ = ["EXTRAS", "MissingExtraError", "require"]
 EXTRAS: dict[str, tuple[str, ...]] = {
     "parquet": ("pyarrow", "pyarrow.parquet"),  # pyarrow.parquet is absent from some builds (conda's pyarrow-core)
     "spark": ("pyspark", "pyarrow"),
+    "brotli": ("brotli",),  # the decoder of BROTLI-compressed files (orcjit.compression.codecs says why this one)
 }
 
 
