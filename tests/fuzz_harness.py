@@ -1031,6 +1031,12 @@ def _generated(directory: Path) -> Iterator[Path]:
             stripe_size=4096,
         )
     yield write_pyarrow(directory / "pyarrow-nested-zstd.orc", nested_table(300, seed=14), row_index_stride=100)
+    # BROTLI: the zstd file rewritten into Brotli chunks of 4 KiB (every third stored original), row indexes kept
+    from tests.orc_brotli import to_brotli
+
+    brotli_file = directory / "pyarrow-brotli.orc"
+    brotli_file.write_bytes(to_brotli((directory / "pyarrow-zstd.orc").read_bytes(), 4096, 3)[0])
+    yield brotli_file
 
 
 # lists, maps, structs and unions inside each other, with nulls at every level (pyorc cannot write a null union)

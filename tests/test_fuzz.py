@@ -32,6 +32,7 @@ def test_corpus_holds_every_writer_and_codec(corpus: list[fh.CorpusFile]) -> Non
     assert {"pyorc-none.orc", "pyorc-zlib.orc"} <= names
     assert {"pyorc-nested-none.orc", "pyorc-nested-zlib.orc", "pyarrow-nested-zstd.orc"} <= names
     assert {"TestOrcFile.test1.orc", "TestVectorOrcFile.testLzo.orc", "over1k_bloom.orc"} <= names
+    assert "pyarrow-brotli.orc" in names
     assert sum(bool(f.filters) for f in corpus) >= 15
 
 
