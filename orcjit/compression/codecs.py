@@ -11,10 +11,11 @@ BROTLI (ORC format 1.1, ORC Java 2.3) is decoded by Google's reference decoder, 
 Brotli wheel (1.2 or newer, the optional extra ``orcjit[brotli]``), rather than by ``cramjam.brotli``, which is
 already installed and decodes into a caller's buffer. Two things decided it:
 
-- speed: on ORC streams cut into 256 KiB chunks and compressed at qualities 1, 5 and 11, the reference decoder
-  gave 165-470 MB/s with the copy, cramjam 110-265 MB/s (2 cores, Brotli 1.2.1, cramjam 2.14). cramjam pays
-  about 20 us a call against 7 us, so small chunks fare worst: the 1-2 KB chunks of the bundled sample file
-  decoded at 25-75 MB/s against 125-180 MB/s;
+- speed: on the streams of real files cut into chunks and compressed at qualities 1, 5 and 11
+  (``benchmarks/brotli_decoders.py``, in ``benchmarks/RESULTS.md``), the reference decoder decoded 110-470 MB/s,
+  its copy included, and cramjam 19-280 MB/s, 1.3 to 6.4 times slower. cramjam pays about 20 us a call against
+  7 us, so small chunks fare worst: the 1.3 KiB chunks of the bundled sample file decoded at 19-74 MB/s against
+  110-120 MB/s;
 - strictness: cramjam returns what a chunk's Brotli stream holds and ignores any bytes after its end, where the
   reference decoder rejects them, as it rejects a stream cut short.
 
