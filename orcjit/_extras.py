@@ -1,5 +1,5 @@
 """Optional parts of orcjit and the extras that install them: ``orcjit[spark]``, ``orcjit[parquet]``,
-``orcjit[geo]``.
+``orcjit[geo]``, ``orcjit[brotli]``.
 
 A part that needs an optional package calls :func:`require` before importing it, so that a missing package is
 reported as an :class:`ImportError` naming the extra to install (and the CLI prints it as one line), not as a bare
@@ -17,6 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "parquet": ("pyarrow", "pyarrow.parquet"),  # pyarrow.parquet is absent from some builds (conda's pyarrow-core)
     "spark": ("pyspark", "pyarrow"),
     "geo": ("shapely",),
+    "brotli": ("brotli",),  # the decoder of BROTLI-compressed files (orcjit.compression.codecs says why this one)
 }
 
 

@@ -89,7 +89,7 @@ class ORCFile:
 
     @property
     def compression(self) -> str:
-        """``NONE``, ``ZLIB``, ``SNAPPY``, ``LZO``, ``LZ4`` or ``ZSTD``."""
+        """``NONE``, ``ZLIB``, ``SNAPPY``, ``LZO``, ``LZ4``, ``ZSTD`` or ``BROTLI``."""
         return CODEC_NAMES[self.meta.tail.compression]
 
     @property

@@ -1082,6 +1082,12 @@ def _generated(directory: Path) -> Iterator[Path]:
         stride=100,
         stripe_rows=150,
     )
+    # BROTLI: the zstd file rewritten into Brotli chunks of 4 KiB (every third stored original), row indexes kept
+    from tests.orc_brotli import to_brotli
+
+    brotli_file = directory / "pyarrow-brotli.orc"
+    brotli_file.write_bytes(to_brotli((directory / "pyarrow-zstd.orc").read_bytes(), 4096, 3)[0])
+    yield brotli_file
 
 
 def _decimals(n: int, precision: int, scale: int, seed: int) -> list[Any]:

@@ -75,8 +75,10 @@ def write_orc_java(
     stripe_size: int | None = None,
     buffer_size: int | None = None,
     proleptic: bool = False,
+    compression: str | None = None,
 ) -> Path:
-    """Write ``columns`` (top-level fields of the struct ``schema``, in order) with ORC Java in ``writer_zone``."""
+    """Write ``columns`` (top-level fields of the struct ``schema``, in order) with ORC Java in ``writer_zone``;
+    ``compression`` names a ``CompressionKind`` (the writer's default when ``None``)."""
     jvm = spark._jvm
     orc = jvm.org.apache.orc
     description = orc.TypeDescription.fromString(schema)
@@ -89,6 +91,8 @@ def write_orc_java(
         options = options.stripeSize(stripe_size)
     if buffer_size is not None:
         options = options.bufferSize(buffer_size)
+    if compression is not None:
+        options = options.compress(orc.CompressionKind.valueOf(compression))
     options = options.blockPadding(False).setProlepticGregorian(proleptic)
     path = Path(path)
     if path.exists():

@@ -6,6 +6,7 @@ import threading
 import tracemalloc
 import zlib
 
+import brotli
 import cramjam
 import lz4.block
 import numpy as np
@@ -16,7 +17,17 @@ from hypothesis import strategies as st
 
 from orcjit import OrcError, compression
 from orcjit.compression import decompress_stream, iter_chunks
-from orcjit.compression.codecs import LZ4, LZO, NONE, SNAPPY, ZLIB, ZSTD, decompress_chunk, decompress_chunk_into
+from orcjit.compression.codecs import (
+    BROTLI,
+    LZ4,
+    LZO,
+    NONE,
+    SNAPPY,
+    ZLIB,
+    ZSTD,
+    decompress_chunk,
+    decompress_chunk_into,
+)
 from tests import lzo_reference
 
 
@@ -34,6 +45,7 @@ COMPRESSORS = {
     SNAPPY: lambda d: bytes(cramjam.snappy.compress_raw(d)),
     LZ4: lambda d: lz4.block.compress(d, store_size=False),
     ZSTD: lambda d: zstandard.ZstdCompressor().compress(d),
+    BROTLI: lambda d: brotli.compress(d, quality=5),
 }
 
 
@@ -107,6 +119,35 @@ def test_error_names_the_stream_and_chunk() -> None:
 def test_unknown_codec() -> None:
     with pytest.raises(OrcError, match="unknown compression kind 9"):
         decompress_chunk(9, memoryview(b"abc"), 10)
+    with pytest.raises(OrcError, match="unknown compression kind 7"):
+        decompress_chunk(7, memoryview(b"abc"), 10)
+
+
+def test_brotli_chunk_cut_short_or_followed_by_bytes() -> None:
+    """A chunk is one whole Brotli stream: cut anywhere, or with bytes after its end, it is corrupt."""
+    packed = brotli.compress(bytes(range(256)) * 40, quality=5)
+    assert decompress_chunk(BROTLI, memoryview(packed), 1 << 16) == bytes(range(256)) * 40
+    for cut in (0, 1, len(packed) // 2, len(packed) - 1):
+        with pytest.raises(OrcError, match="BROTLI chunk"):
+            decompress_chunk(BROTLI, memoryview(packed[:cut]), 1 << 16)
+    for extra in (b"\0", b"junk", packed):  # a second stream after the first is not one stream either
+        with pytest.raises(OrcError, match="BROTLI chunk is corrupt: it is not one whole Brotli stream"):
+            decompress_chunk(BROTLI, memoryview(packed + extra), 1 << 16)
+
+
+def test_brotli_bomb_is_refused_in_bounded_memory() -> None:
+    """1 GiB of zeros in 1.6 KB of Brotli, as a stream's chunk: refused at the block size, having grown its output
+    to a few blocks at most (the decoder's own window is allocated outside Python and bounded by 16 MiB)."""
+    bomb = brotli.compress(bytes(1 << 30), quality=5)
+    assert len(bomb) < 4096
+    tracemalloc.start()
+    try:
+        with pytest.raises(OrcError, match=r"stream DATA of column 2: chunk at byte 0: BROTLI chunk expands past"):
+            decompress_stream(header(len(bomb), False) + bomb, BROTLI, 256 * 1024, "stream DATA of column 2")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 256 * 1024
 
 
 def test_zlib_chunk_cut_short() -> None:
@@ -116,7 +157,7 @@ def test_zlib_chunk_cut_short() -> None:
 
 
 @settings(deadline=None, max_examples=300)
-@given(codec=st.sampled_from([ZLIB, SNAPPY, LZ4, ZSTD, LZO]), data=st.binary(max_size=300))
+@given(codec=st.sampled_from([ZLIB, SNAPPY, LZ4, ZSTD, LZO, BROTLI]), data=st.binary(max_size=300))
 def test_random_bytes_raise_orc_error_or_decode(codec: int, data: bytes) -> None:
     try:
         out = decompress_stream(data, codec, 4096, "random")

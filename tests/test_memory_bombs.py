@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import brotli
 import pandas as pd
 import pytest
 import zstandard
@@ -53,8 +54,8 @@ from tests.test_read_errors import (
     split_file,
 )
 
-NONE, ZLIB, ZSTD = 0, 1, 5
-CODECS = {"NONE": NONE, "ZLIB": ZLIB, "ZSTD": ZSTD}
+NONE, ZLIB, ZSTD, BROTLI = 0, 1, 5, 6
+CODECS = {"NONE": NONE, "ZLIB": ZLIB, "ZSTD": ZSTD, "BROTLI": BROTLI}
 BLOCK_SIZE = 64 * 1024
 DATA, LENGTH, DICTIONARY_DATA = 1, 2, 3
 STRIDE = 100  # rows per row group of the valid file, so that seeks enter the stripe past its start
@@ -79,6 +80,8 @@ def compress(data: bytes, codec: int, block_size: int = BLOCK_SIZE) -> bytes:
         if codec == ZLIB:
             packer = zlib.compressobj(6, zlib.DEFLATED, -15)
             body = packer.compress(block) + packer.flush()
+        elif codec == BROTLI:
+            body = brotli.compress(block, quality=5)
         else:
             body = zstandard.ZstdCompressor().compress(block)
         header = 2 * len(body) if len(body) < len(block) else 2 * len(block) + 1
@@ -361,6 +364,14 @@ def stream_length(parts: OrcParts) -> None:
     stripe.streams[stripe.find(COLUMN["n"], DATA)].declared = TERABYTE
 
 
+def brotli_bomb(parts: OrcParts) -> None:
+    """A stream whose one chunk is 1.6 KB of Brotli expanding to 1 GiB of zeros."""
+    stripe = parts.stripes[0]
+    at = stripe.find(COLUMN["i"], DATA)
+    bomb = brotli.compress(bytes(1 << 30), quality=5)
+    stripe.streams[at] = StoredPart(DATA, COLUMN["i"], (2 * len(bomb)).to_bytes(3, "little") + bomb)
+
+
 def chunk_header(parts: OrcParts) -> None:
     """A stream whose one chunk header declares the most a header can (8 MiB), followed by 3 bytes."""
     stripe = parts.stripes[0]
@@ -406,10 +417,13 @@ LARGEST_BLOCK = (1 << 23) - 1
 
 @functools.cache
 def zero_block(codec: int) -> bytes:
-    """A block of the largest size holding zeros, compressed: 273 bytes with ZSTD, 8 KB with ZLIB."""
+    """A block of the largest size holding zeros, compressed: 273 bytes with ZSTD, 8 KB with ZLIB, 14 with
+    BROTLI."""
     if codec == ZLIB:
         packer = zlib.compressobj(9, zlib.DEFLATED, -15)
         return packer.compress(bytes(LARGEST_BLOCK)) + packer.flush()
+    if codec == BROTLI:
+        return brotli.compress(bytes(LARGEST_BLOCK), quality=11)
     return zstandard.ZstdCompressor(level=19).compress(bytes(LARGEST_BLOCK))
 
 
@@ -439,7 +453,7 @@ def expanding_metadata() -> bytes:
 # chunks of 8 MiB each after a stream's real chunks: 3.3 GB that decoding the stripe's rows never reaches. A ZLIB
 # chunk of 8 MiB takes 8 KB, and up to EAGER_RATIO times a stream's size is decompressed at once whatever it
 # holds: 100 of them, 0.8 GB, keep that within MAX_GROWTH_MB
-EXPANDING_CHUNKS = {ZSTD: 400, ZLIB: 100}
+EXPANDING_CHUNKS = {ZSTD: 400, ZLIB: 100, BROTLI: 400}
 
 
 def expanding_tail(column: str, kind: int, codec: int) -> Callable[[], bytes]:
@@ -463,6 +477,8 @@ def expanding_tail(column: str, kind: int, codec: int) -> Callable[[], bytes]:
 EXPANDING = [
     ("integers, ZSTD", "i", DATA, ZSTD),
     ("integers, ZLIB", "i", DATA, ZLIB),
+    ("integers, BROTLI", "i", DATA, BROTLI),
+    ("string bytes, BROTLI", "s", DATA, BROTLI),
     ("string bytes, ZSTD", "s", DATA, ZSTD),
     ("list elements, ZSTD", "l.elem", DATA, ZSTD),
     ("dictionary bytes, ZSTD", "s", DICTIONARY_DATA, ZSTD),
@@ -588,6 +604,21 @@ def bombs() -> list[Bomb]:
                     f"chunk header of 8 MiB, {codec_name}",
                     edited(chunk_header, codec),
                     every(reads + FEW_ROWS, "stripe 0", f"column {COLUMN['i']}", "declares"),
+                    ok=METADATA,
+                )
+            )
+        if codec == BROTLI:
+            out.append(
+                Bomb(
+                    "chunk expanding to 1 GiB, BROTLI",
+                    edited(brotli_bomb, codec),
+                    every(
+                        reads + FEW_ROWS,
+                        "stripe 0",
+                        f"column {COLUMN['i']}",
+                        "DATA",
+                        "BROTLI chunk expands past the compression block size",
+                    ),
                     ok=METADATA,
                 )
             )
@@ -757,7 +788,7 @@ def test_messages_decompress_chunk_by_chunk_up_to_the_limit(monkeypatch: pytest.
     same bytes as at once while they stay under it, OrcError once past it."""
     monkeypatch.setattr(orcjit.tail, "MAX_MESSAGE_SIZE", 100_000)
     data = bytes(random.Random(1).getrandbits(8) % 16 for _ in range(150_000))
-    for codec in (ZLIB, ZSTD):
+    for codec in (ZLIB, ZSTD, BROTLI):
         small = compress(data[:50_000], codec, block_size=5_000)  # 10 chunks: room for 640 KB of 64 KiB blocks
         assert stream_capacity(small, BLOCK_SIZE) > orcjit.tail.MAX_MESSAGE_SIZE
         out = decompress_message(small, codec, BLOCK_SIZE, "footer")
@@ -912,7 +943,7 @@ def test_valid_strings_compressing_past_the_ratio_read_lazily(tmp_path: Path, mo
             assert f.read_rows(n - 5, n)["lists"].map(list).tolist() == [["a" * 20, "b" * 20]] * 5
 
 
-@pytest.mark.parametrize("codec", [ZLIB, ZSTD])
+@pytest.mark.parametrize("codec", [ZLIB, ZSTD, BROTLI])
 def test_decompress_head_stops_before_the_chunk_past_the_budget(codec: int) -> None:
     """Chunks are decompressed while they fit the budget; the first that does not, and the chunks after it, are
     left as stored, whatever they hold (corrupt or not: whoever reads on finds out)."""

@@ -4,24 +4,43 @@ Every codec is bounded by ``limit`` (the file's compression block size): ORC pro
 it, so more output means a corrupt or hostile file, and we stop before writing it.
 
 Each codec decompresses straight into a caller's buffer (``decompress_chunk_into``), so a stream of many chunks is
-written into one allocation without a copy per chunk. The codec libraries release the GIL while they decompress
-into the buffer, so streams can be decompressed in parallel threads.
+written into one allocation without a copy per chunk; LZO and BROTLI hand back a chunk's bytes, which are copied
+in. The codec libraries release the GIL while they decompress, so streams can be decompressed in parallel threads.
+
+BROTLI (ORC format 1.1, ORC Java 2.3) is decoded by Google's reference decoder, the ``brotli`` module of the
+Brotli wheel (1.2 or newer, the optional extra ``orcjit[brotli]``), rather than by ``cramjam.brotli``, which is
+already installed and decodes into a caller's buffer. Two things decided it:
+
+- speed: on the streams of real files cut into chunks and compressed at qualities 1, 5 and 11
+  (``benchmarks/brotli_decoders.py``, in ``benchmarks/RESULTS.md``), the reference decoder decoded 110-470 MB/s,
+  its copy included, and cramjam 19-280 MB/s, 1.3 to 6.4 times slower. cramjam pays about 20 us a call against
+  7 us, so small chunks fare worst: the 1.3 KiB chunks of the bundled sample file decoded at 19-74 MB/s against
+  110-120 MB/s;
+- strictness: cramjam returns what a chunk's Brotli stream holds and ignores any bytes after its end, where the
+  reference decoder rejects them, as it rejects a stream cut short.
+
+Both stop at a bound on their output: cramjam at the end of the caller's buffer, the reference decoder once its
+output has grown past ``output_buffer_limit`` (in steps of at most twice what it holds, starting at 32 KiB), so
+a chunk expanding to gigabytes costs at most a few blocks' worth of memory before it is refused.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import zlib
+from typing import Any
 
 import numpy as np
 
+from .._extras import MissingExtraError, require
 from ..errors import OrcError
 
 __all__ = ["CODEC_NAMES", "decompress_chunk", "decompress_chunk_into"]
 
 # CompressionKind numbers of the PostScript
-NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD = range(6)
-CODEC_NAMES = {NONE: "NONE", ZLIB: "ZLIB", SNAPPY: "SNAPPY", LZO: "LZO", LZ4: "LZ4", ZSTD: "ZSTD"}
+NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD, BROTLI = range(7)
+CODEC_NAMES = {NONE: "NONE", ZLIB: "ZLIB", SNAPPY: "SNAPPY", LZO: "LZO", LZ4: "LZ4", ZSTD: "ZSTD", BROTLI: "BROTLI"}
 
 
 def _too_large(codec: str, limit: int) -> OrcError:
@@ -138,7 +157,41 @@ def _lzo(chunk: memoryview, out: memoryview, limit: int) -> int:
     return len(data)
 
 
-_DECODERS = {ZLIB: _zlib, SNAPPY: _snappy, LZO: _lzo, LZ4: _lz4, ZSTD: _zstd}
+@functools.cache
+def _brotli_library() -> Any:
+    require("brotli", "reading a BROTLI-compressed ORC file")
+    import brotli
+
+    try:
+        brotli.Decompressor().process(b"", output_buffer_limit=1)
+    except (AttributeError, TypeError):  # before 1.2 (or another package's module of that name): no output bound
+        found = getattr(brotli, "__version__", getattr(brotli, "version", "an unknown version"))
+        raise MissingExtraError(
+            f"reading a BROTLI-compressed ORC file needs brotli 1.2 or newer, which bounds what a chunk may "
+            f'expand to; found {found}: pip install --upgrade "orcjit[brotli]"',
+            name="brotli",
+        ) from None
+    return brotli
+
+
+def _brotli(chunk: memoryview, out: memoryview, limit: int) -> int:
+    brotli = _brotli_library()
+    decoder = brotli.Decompressor()
+    try:
+        data = decoder.process(chunk, output_buffer_limit=limit + 1)
+    except brotli.error:  # its message says only that decoding failed
+        raise OrcError("BROTLI chunk is corrupt: it is not one whole Brotli stream") from None
+    n = len(data)
+    if n > limit:
+        raise _too_large("BROTLI", limit)
+    if not decoder.is_finished():
+        # the output did not reach the bound, so the decoder took every byte and wants more
+        raise OrcError("BROTLI chunk ends before its Brotli stream does")
+    out[:n] = data
+    return n
+
+
+_DECODERS = {ZLIB: _zlib, SNAPPY: _snappy, LZO: _lzo, LZ4: _lz4, ZSTD: _zstd, BROTLI: _brotli}
 
 
 def decoder(codec: int):  # type: ignore[no-untyped-def]
