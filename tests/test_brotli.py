@@ -201,6 +201,14 @@ def test_reads_equal_the_source_and_pandas(files: dict[tuple[str, str], Any], na
         assert_equal(f.read(dictionary_as_category=True), s.read(dictionary_as_category=True))
 
 
+def _rows(frame: pd.DataFrame, start: int, stop: int) -> pd.DataFrame:
+    """Rows ``start:stop`` of ``frame`` taken, not sliced: pyarrow 16 reads wrong values out of a sparse union
+    sliced past its start (newer pyarrow does not)."""
+    part = frame.take(np.arange(start, stop))
+    part.index = frame.index[start:stop]
+    return part
+
+
 @pytest.mark.parametrize(("name", "variant"), CASES, ids=CASE_IDS)
 def test_seeks_equal_the_source(files: dict[tuple[str, str], Any], name: str, variant: str) -> None:
     """read_rows enters row groups with the row index, whose positions now name Brotli chunks."""
@@ -222,17 +230,17 @@ def test_seeks_equal_the_source(files: dict[tuple[str, str], Any], name: str, va
                 got = f.read_rows(start, stop, dtype_backend=arrow)
                 assert_same(got, s.read_rows(start, stop, dtype_backend=arrow))
                 if exact:
-                    assert_same(got, whole.iloc[start:stop])
+                    assert_same(got, _rows(whole, start, stop))
             got = f.read_rows(start, min(n, start + 40), columns=fields[:2], dtype_backend=arrow)
             assert_same(got, s.read_rows(start, min(n, start + 40), columns=fields[:2], dtype_backend=arrow))
             if exact:
-                assert_same(got, whole.iloc[start : start + 40][fields[:2]])
+                assert_same(got, _rows(whole, start, min(n, start + 40))[fields[:2]])
         assert_same(f.read_rows(n // 3, n // 3 + 50), s.read_rows(n // 3, n // 3 + 50))
         # across each stripe boundary
         first = 0
         for stripe in f.stripes[:-1]:
             first += stripe.rows
-            assert_same(f.read_rows(first - 3, first + 3, dtype_backend=arrow), whole.iloc[first - 3 : first + 3])
+            assert_same(f.read_rows(first - 3, first + 3, dtype_backend=arrow), _rows(whole, first - 3, first + 3))
 
 
 def _filters(whole: pd.DataFrame, fields: list[str]) -> list[list[tuple[str, str, Any]]]:
