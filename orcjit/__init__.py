@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .errors import OrcError
 from .indexes import BloomFilterIndex, RowIndex, StreamPosition
+from .orcdataset import ORCDataset
 from .orcfile import ORCFile
 from .read import read_orc
 from .sources import ByteSource
@@ -17,6 +18,7 @@ __all__ = [
     "BloomFilterIndex",
     "ByteSource",
     "ColumnStatistics",
+    "ORCDataset",
     "ORCFile",
     "OrcError",
     "RowIndex",

@@ -8,6 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from .dataset.discovery import is_dataset_path
+from .dataset.files import open_dataset
+from .dataset.read import read_dataset
 from .errors import OrcError
 from .filemeta import open_file
 from .reading.options import ReadOptions
@@ -36,8 +39,11 @@ def read_orc(
 
     Parameters
     ----------
-    path : str, os.PathLike, bytes-like or binary file object
-        A local path, a URL fsspec understands (``s3://...``), the file's bytes, or an open binary file.
+    path : str, os.PathLike, bytes-like, binary file object, or list of paths
+        A local path, a URL fsspec understands (``s3://...``), the file's bytes, or an open binary file. A
+        directory, a glob or a list of paths reads a dataset of many files as one table (Hive ``key=value``
+        folders become columns), as :class:`orcjit.ORCDataset` with its defaults does: files in sorted path order,
+        then rows, indexed from 0; ``columns`` and ``filters`` may name partition columns.
     columns : list of str or int, optional
         Columns to read, by name (dotted paths such as ``"a.b"`` select fields inside structs) or position. As in
         pandas, the result keeps the file's column order, not this list's. A name several columns share raises
@@ -136,6 +142,8 @@ def read_orc(
         hive11_decimals=hive11_decimals,
         geometry=geometry,
     )
+    if is_dataset_path(path, filesystem):
+        return read_dataset(open_dataset(path, filesystem), options)
     meta, owned = open_file(path, filesystem)
     try:
         return read_frame(meta, options)

@@ -143,6 +143,10 @@ def test_no_import_cycle_between_packages() -> None:
         ("orcjit.convert", "orcjit.pushdown"),
         ("orcjit.pushdown", "orcjit.reading"),
         ("orcjit.reading", "orcjit.orcfile"),
+        ("orcjit.reading", "orcjit.dataset"),
+        ("orcjit.dataset", "orcjit.orcfile"),
+        ("orcjit.dataset", "orcjit.orcdataset"),
+        ("orcjit.dataset", "orcjit.read"),
         ("orcjit.filemeta", "orcjit.pushdown"),
     ],
 )
@@ -159,10 +163,12 @@ def test_layers_import_downwards(lower: str, upper: str) -> None:
 
 
 def test_below_the_api_nothing_takes_an_orcfile() -> None:
-    below = ("orcjit.types", "orcjit.decode", "orcjit.convert", "orcjit.pushdown", "orcjit.reading")
+    below = ("orcjit.types", "orcjit.decode", "orcjit.convert", "orcjit.pushdown", "orcjit.reading", "orcjit.dataset")
     for module, targets in IMPORTS.items():
         if module.startswith(below) or module in ("orcjit.indexes", "orcjit.filemeta"):
-            assert all(_owner(t) not in ("orcjit.orcfile", "orcjit.read") for t, _ in targets), module
+            assert all(_owner(t) not in ("orcjit.orcfile", "orcjit.orcdataset", "orcjit.read") for t, _ in targets), (
+                module
+            )
 
 
 def test_no_private_member_of_another_module() -> None:

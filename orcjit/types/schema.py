@@ -6,6 +6,7 @@ children. :func:`build_schema` checks that the list really is such a tree before
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from .kinds import (
     MAX_DECIMAL_PRECISION,
 )
 
-__all__ = ["DEFAULT_ALGORITHM", "DEFAULT_CRS", "MAX_DEPTH", "TypeNode", "build_schema"]
+__all__ = ["DEFAULT_ALGORITHM", "DEFAULT_CRS", "MAX_DEPTH", "TypeNode", "build_schema", "struct_of"]
 
 
 # Far beyond any real schema, and shallow enough for the readers, which recurse over the tree with up to 4 Python
@@ -332,3 +333,25 @@ def _check_arity(node: TypeNode, subtypes: list[int], field_names: list[str]) ->
         raise OrcError(f"{where} must have 1 to 256 variants, has {n}")
     if kind not in COMPOUND_KINDS and n:
         raise OrcError(f"{where} is primitive but lists {n} children")
+
+
+def struct_of(fields: Sequence[tuple[str, TypeNode]]) -> TypeNode:
+    """A new schema tree: a struct of ``fields``, each a copy of the given subtree renumbered in pre-order (the
+    schema of a dataset, whose columns come from several files' trees)."""
+    root = TypeNode(column_id=0, kind="struct")
+    next_id = 1
+
+    def copy(node: TypeNode, parent: TypeNode, name: str | None) -> TypeNode:
+        nonlocal next_id
+        new = dataclasses.replace(node, column_id=next_id, name=name, children=[], parent=parent)
+        new.attributes = dict(node.attributes)
+        next_id += 1
+        for child in node.children:
+            new.children.append(copy(child, new, child.name if node.kind == "struct" else None))
+        new.max_column_id = next_id - 1
+        return new
+
+    for name, node in fields:
+        root.children.append(copy(node, root, name))
+    root.max_column_id = next_id - 1
+    return root
