@@ -68,6 +68,9 @@ def is_dataset_path(path: Any, filesystem: Any = None) -> bool:
     if filesystem is None and local_path(path) is not None:
         local = local_path(path) or ""
         return os.path.isdir(local) or (glob.has_magic(local) and not os.path.exists(local))
+    if filesystem is None and path.split("://", 1)[0] in ("http", "https"):
+        # a web server has no folders to ask about (asking costs a request): only a glob names several files
+        return glob.has_magic(path.split("?", 1)[0])
     fs, inner = _filesystem(path, filesystem)
     if fs is None:
         return False
