@@ -144,6 +144,9 @@ def test_no_import_cycle_between_packages() -> None:
         ("orcjit.pushdown", "orcjit.reading"),
         ("orcjit.reading", "orcjit.orcfile"),
         ("orcjit.filemeta", "orcjit.pushdown"),
+        ("orcjit.reading", "orcjit.dataset"),
+        ("orcjit.dataset", "orcjit.orcfile"),
+        ("orcjit.dataset", "orcjit.read"),
     ],
 )
 def test_layers_import_downwards(lower: str, upper: str) -> None:
@@ -159,10 +162,16 @@ def test_layers_import_downwards(lower: str, upper: str) -> None:
 
 
 def test_below_the_api_nothing_takes_an_orcfile() -> None:
-    below = ("orcjit.types", "orcjit.decode", "orcjit.convert", "orcjit.pushdown", "orcjit.reading")
+    below = ("orcjit.types", "orcjit.decode", "orcjit.convert", "orcjit.pushdown", "orcjit.reading", "orcjit.dataset")
     for module, targets in IMPORTS.items():
         if module.startswith(below) or module in ("orcjit.indexes", "orcjit.filemeta"):
             assert all(_owner(t) not in ("orcjit.orcfile", "orcjit.read") for t, _ in targets), module
+
+
+def test_partitioning_takes_plain_strings() -> None:
+    """Partition folders are parsed from strings alone: nothing of files, reading or the API."""
+    owners = {_owner(t) for t, _ in IMPORTS["orcjit.dataset.partitioning"]}
+    assert all(o == "orcjit.errors" or (o or "").startswith("orcjit.types") for o in owners), owners
 
 
 def test_no_private_member_of_another_module() -> None:
