@@ -23,6 +23,15 @@ string        anything else, and every column whose values disagree
 timestamp (a date at midnight); bigint or decimal with double, and every other pair, become string. Each value
 is then read again as the column's type (``007`` is ``7`` in an int column, ``"007"`` in a string one).
 
+Where this differs from Spark: Spark reads numbers and dates from the folder value before unescaping it and
+strings after, so ``k=%205`` is the string ``" 5"`` to Spark and the double ``5.0`` here (values reach this module
+unescaped; writers escape no digit, sign or point, but pyarrow does escape spaces); Spark matches keys without
+regard to case (``K=1`` and ``k=2`` are one column) where here they must be equal; a timestamp is the wall clock
+the folder names, where Spark resolves it in its session time zone (a time in a DST gap moves forward); dates and
+timestamps before year 1, which Spark types, are refused; a column of nulls only is a string column (Spark's
+``void`` has no ORC kind). Spark also refuses files whose folders above their partitions differ (``k=1/f.orc``
+beside ``x/k=2/f.orc``): the dataset reader, which sees those folders, has to check that.
+
 Values are Python objects: ``int``, :class:`decimal.Decimal`, ``float``, :class:`datetime.date`, naive
 :class:`datetime.datetime` (the wall clock the folder names), ``str``, or ``None``.
 """
