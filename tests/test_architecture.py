@@ -171,6 +171,12 @@ def test_below_the_api_nothing_takes_an_orcfile() -> None:
             )
 
 
+def test_partitioning_takes_plain_strings() -> None:
+    """Partition folders are parsed from strings alone: nothing of files, reading or the API."""
+    owners = {_owner(t) for t, _ in IMPORTS["orcjit.dataset.partitioning"]}
+    assert all(o == "orcjit.errors" or (o or "").startswith("orcjit.types") for o in owners), owners
+
+
 def test_no_private_member_of_another_module() -> None:
     wrong = [
         f"{module} imports {name} from {source}"
