@@ -203,8 +203,10 @@ def _find_remote(fs: Any, path: str, given: str, pattern: str | None) -> list[Fo
         if not matches:
             raise FileNotFoundError(f"orcjit: no path matches {given!r}")
         base = _base(path, "/")
+    elif fs.isdir(path):  # before exists(): older fsspec memory filesystems deny their folders exist
+        matches, base = [(path, {"type": "directory"})], path
     elif fs.exists(path):
-        matches, base = [(path, fs.info(path))], path if fs.isdir(path) else ""
+        matches, base = [(path, fs.info(path))], ""
     else:
         raise FileNotFoundError(f"orcjit: path does not exist: {given!r}")
     out: list[FoundFile] = []
