@@ -1,8 +1,8 @@
 """The notebooks in ``notebooks/`` run from top to bottom, draw their plots, and are committed with their outputs.
 
 Each notebook is executed from a copy (nothing is written back to the repository) in a temporary working
-directory. The pushdown notebook asserts in its own cells that every filtered read equals the full read filtered
-in pandas, so a wrong answer fails here as an error in that cell.
+directory. The pushdown and datasets notebooks assert in their own cells that every filtered read equals the full
+read filtered in pandas, so a wrong answer fails here as an error in that cell.
 """
 
 from __future__ import annotations
@@ -28,6 +28,18 @@ EXPECTED: dict[str, tuple[int, list[str]]] = {
             r"DICTIONARY_DATA",
             r"'dev-absent': \[0( 0)+\]",
             r"read [\d,]+ of [\d,]+ bytes",
+        ],
+    ),
+    "datasets.ipynb": (
+        1,
+        [
+            r"12 files, 360,000 rows",
+            # Spark's _SUCCESS marker and hidden .crc checksums are found on disk and left out
+            r"left out: _SUCCESS and 12 hidden \.crc files",
+            r"(?s)partition only: [\d,]+ rows, equal.*data column only: [\d,]+ rows, equal.*both: [\d,]+ rows, equal",
+            r"files read: [1-9] of 12 \(skipped: [1-9]\d* by partition values, [1-9]\d* by file statistics\)",
+            r"row groups kept: [1-9]\d* of [1-9]\d* in the stripes entered by row group",
+            r"part-00000 year=2022 city=Berlin: 30000 rows, skipped by partition values",
         ],
     ),
     "pushdown.ipynb": (
