@@ -1,16 +1,23 @@
-"""The ``orcjit`` command: look inside ORC files from the shell.
+"""The ``orcjit`` command: look inside ORC files, and datasets of them, from the shell.
 
 Subcommands
 -----------
-``orcjit schema FILE``
-    The type tree with column ids.
-``orcjit meta FILE``
-    File facts, then each stripe's layout, streams and column encodings (like ORC's ``orc-metadata``).
-``orcjit stats FILE``
-    Column statistics of the file and of each stripe (like ORC's ``orc-statistics``).
-``orcjit explain FILE --filter "COLUMN OP VALUE" [--filter ...] [--any] [--columns A,B]``
-    What a read with those filters would skip, and why: file, stripe and row-group statistics, bloom filters.
-``orcjit head FILE [-n N] [--columns A,B]`` / ``orcjit cat FILE [--columns A,B] [--filter EXPR ...]``
+``PATH`` is an ORC file, or a directory, a glob or several paths read as one dataset
+(:class:`~orcjit.ORCDataset`: Hive ``key=value`` folders become partition columns); ``FILE`` is one file only, and
+a directory or glob there is a one-line error.
+
+``orcjit schema PATH``
+    The type tree with column ids (a dataset's partition columns marked).
+``orcjit meta PATH``
+    File facts, then each stripe's layout, streams and column encodings (like ORC's ``orc-metadata``); for a
+    dataset, its totals, partition columns and notes, then one row per file.
+``orcjit stats PATH``
+    Column statistics of the file and of each stripe (like ORC's ``orc-statistics``); for a dataset, each
+    top-level column summed up over the files, and with ``--files`` file by file.
+``orcjit explain PATH --filter "COLUMN OP VALUE" [--filter ...] [--any] [--columns A,B]``
+    What a read with those filters would skip, and why: files by partition values, file, stripe and row-group
+    statistics, bloom filters.
+``orcjit head PATH [-n N] [--columns A,B]`` / ``orcjit cat PATH [--columns A,B] [--filter EXPR ...]``
     The first rows as a table, or every (matching) row as JSON lines (like ORC's ``orc-contents``).
 ``orcjit index FILE [--columns A,B] [--stripes LIST]``
     Each stripe's row index: per row group, first row, rows, statistics and stream positions.
@@ -19,7 +26,7 @@ Subcommands
 ``orcjit parquet-bloom FILE --column C --value V``
     The same for a Parquet file: a value against each row group's split-block bloom filter, with its size and
     fill ratio.
-``orcjit convert FILE OUT [--format parquet|csv] [--columns A,B] [--filter EXPR ...] [--force]``
+``orcjit convert PATH OUT [--format parquet|csv] [--columns A,B] [--filter EXPR ...] [--force]``
     The rows written as Parquet (pyarrow) or CSV, a stripe at a time.
 ``orcjit demo [FILE]``
     A tour of the bundled sample file: schema, metadata summary and statistics.
@@ -29,23 +36,25 @@ Subcommands
 Every command that shows a file's contents takes ``--columns`` (dotted paths; an unknown name is an error) and
 ``--json`` (``cat`` always writes JSON lines, ``convert`` writes files). ``schema``, ``meta``, ``stats``,
 ``explain``, ``index`` and ``bloom`` print one JSON object. ``meta`` and ``stats`` build one plain dict first
-(:func:`~orcjit.cli.meta.meta_data`, :func:`~orcjit.cli.stats.stats_data`) and render it either as JSON or as
-aligned text, so the two outputs never disagree about what a file holds.
+(:func:`~orcjit.cli.meta.meta_data`, :func:`~orcjit.cli.stats.stats_data`, and their ``dataset_`` twins) and
+render it either as JSON or as aligned text, so the two outputs never disagree about what a file holds.
 
 Layout
 ------
 One module per verb (``schema``, ``meta``, ``stats``, ``explain``, ``head``, ``cat``, ``index``, ``bloom``,
-``parquet_bloom``, ``convert``, ``demo``, ``warmup``), each with ``add_to(subparsers)``, which defines its
-subparser (arguments, help, examples), ``run(args, out) -> int``, and the plain-data builders and renderers only
-it uses. ``options`` holds what several verbs share about their arguments (``FILE``, ``--json``, ``--columns``,
-``--filter``/``--any``, ``--stripes``, ``--encrypted``, and their readings against a file); ``render`` holds how
-they print (tables, field lists, JSON, lines). This module holds :func:`main` and :func:`build_parser`, which
-asks each module of :data:`VERBS` to add itself. ``demo`` borrows the builders of ``schema``, ``meta``, ``stats``
-and ``head``; no other verb imports another.
+``parquet_bloom``, ``convert``, ``demo``, ``warmup``), each with ``add_to(subparsers)``, which defines its subparser
+(arguments, help, examples), ``run(args, out) -> int``, and the plain-data builders and renderers only it uses (for
+a file and, where the verb takes a dataset, for a dataset: ``dataset_meta_data`` beside ``meta_data``). ``options``
+holds what several verbs share about their arguments (``FILE``, ``PATH``, ``--json``, ``--columns``,
+``--filter``/``--any``, ``--stripes``, ``--encrypted``, and their readings against a file; whether the paths name a
+dataset); ``render`` holds how they print (tables, field lists, JSON, lines). This module holds :func:`main` and
+:func:`build_parser`, which asks each module of :data:`VERBS` to add itself. ``demo`` borrows the builders of
+``schema``, ``meta``, ``stats`` and ``head``; no other verb imports another.
 
 What the CLI may import
 -----------------------
-The API and what faces users: ``orcjit.orcfile`` (``ORCFile``), ``orcjit.errors`` (``OrcError``),
+The API and what faces users: ``orcjit.orcfile`` (``ORCFile``), ``orcjit.orcdataset`` (``ORCDataset``),
+``orcjit.dataset.discovery`` (``is_dataset_path``: one file or a dataset), ``orcjit.errors`` (``OrcError``),
 ``orcjit._extras`` (missing extras), ``orcjit.types`` (``TypeNode``, the kind families, and the one column
 resolver every ``--columns``, ``--column`` and ``--filter`` goes through), ``orcjit.indexes`` (row index objects)
 and ``orcjit.pushdown.expressions`` (``--filter`` and ``--value`` parsing and typing) as the ``from ..`` lines at
@@ -92,6 +101,9 @@ examples:
                                   the same for a Parquet file's bloom filters
   orcjit convert data.orc data.parquet
                                   write the rows as Parquet (or .csv)
+  orcjit head warehouse/events/   a directory (or glob) read as one dataset
+  orcjit explain 'warehouse/events/year=*' --filter 'year == 2024'
+                                  which files the partition values skip
   orcjit warmup                   compile every kernel ahead of the first read
 
 Run 'orcjit COMMAND --help' for a command's options."""
@@ -101,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``orcjit`` argument parser, with one subparser per module of :data:`VERBS`."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Look inside Apache ORC files: schema, file and stripe metadata, column statistics, rows.",
+        description="Look inside Apache ORC files: schema, file and stripe metadata, column statistics, rows. "
+        "Most commands also take a directory, a glob or several files, read as one dataset.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -121,8 +134,17 @@ def _error_message(exc: BaseException, path: str | None) -> str:
             name = os.fsdecode(name)
         message = f"{name}: {exc.strerror}" if name is not None else exc.strerror
     else:
-        message = str(exc) or type(exc).__name__
+        # dataset discovery names itself ("orcjit: no files ... found in 'dir'"); the prefix is printed once already
+        message = (str(exc) or type(exc).__name__).removeprefix(f"{PROG}: ")
     return " ".join(message.split("\n"))
+
+
+def _given_path(args: argparse.Namespace) -> str | None:
+    """The one path the user gave, to name in an error that names no file; ``None`` for several paths or none."""
+    path = getattr(args, "file", None)
+    if isinstance(path, list):  # the verbs that take a dataset take PATH [PATH ...]
+        return path[0] if len(path) == 1 else None
+    return path if isinstance(path, str) else None
 
 
 def _silence_stdout() -> None:
@@ -164,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except (OrcError, OSError, MissingExtraError) as exc:  # a missing extra names what to install, in one line
-        print(f"{PROG}: error: {_error_message(exc, getattr(args, 'file', None))}", file=sys.stderr)
+        print(f"{PROG}: error: {_error_message(exc, _given_path(args))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 128 + 2

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.expressions import typed_value
-from .options import add_file, add_json, add_stripes, add_verb, select_nodes, selected_stripes
+from .options import add_file, add_json, add_stripes, add_verb, one_file, select_nodes, selected_stripes
 from .render import format_fields, format_table, jsonable, plural, row_range, write_report
 
 
@@ -40,7 +40,7 @@ def add_to(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the answers of the bloom filters of ``args.column`` in ``args.file`` for ``args.value``."""
-    with ORCFile(args.file) as orc:
+    with ORCFile(one_file(args.file, "bloom", "bloom filters belong to the row groups of a file")) as orc:
         data = bloom_data(orc, args.column, args.value, args.stripes)
     write_report(out, data, args.json, bloom_lines)
     return 0

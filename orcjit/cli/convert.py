@@ -1,4 +1,5 @@
-"""``orcjit convert FILE OUT``: the rows written as Parquet (pyarrow) or CSV, a stripe at a time."""
+"""``orcjit convert PATH OUT``: the rows of a file or dataset written as Parquet (pyarrow) or CSV, a stripe at a
+time."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from typing import Any, TextIO
 
 from .._extras import require
 from ..errors import OrcError
+from ..orcdataset import ORCDataset
 from ..orcfile import ORCFile
 from .options import (
     PROG,
     add_columns,
     add_encrypted,
-    add_file,
     add_filters,
+    add_paths,
     add_verb,
     column_list,
+    dataset_of,
     read_filters,
     select_nodes,
 )
@@ -38,14 +41,17 @@ def add_to(subparsers: Any) -> None:
         "stripe at a time so that memory stays that of one stripe. The format comes from OUT's suffix (.parquet, "
         ".pq, .csv) unless --format says; OUT - writes CSV to standard output. An existing OUT is left alone "
         "unless --force is given. --columns and --filter choose what is written, as for cat. A summary line "
-        "(rows written, path) follows on standard output, or on standard error when the CSV goes there.",
+        "(rows written, path) follows on standard output, or on standard error when the CSV goes there. Given a "
+        "directory, a glob or several files before OUT, write the dataset's rows as one table (files in path "
+        "order, partition columns last, one Parquet row group per stripe read).",
         "  orcjit convert data.orc data.parquet\n"
+        "  orcjit convert warehouse/events/ events.parquet --filter 'year == 2024'\n"
         "  orcjit convert data.orc out.csv --columns id,name --filter 'id > 100'\n"
         "  orcjit convert data.orc - --format csv | head\n"
         "  orcjit convert data.orc data.pq --force",
         run,
     )
-    add_file(p)
+    add_paths(p)
     p.add_argument("out", metavar="OUT", help="the file to write, or - for CSV on standard output")
     p.add_argument("--format", choices=("parquet", "csv"), help="the output format (default: from OUT's suffix)")
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
@@ -55,7 +61,7 @@ def add_to(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Write the rows of ``args.file`` to ``args.out``, then a summary line."""
+    """Write the rows of the file or dataset ``args.file`` names to ``args.out``, then a summary line."""
     fmt = _convert_format(args)
     if fmt == "parquet":
         require("parquet", "orcjit convert to Parquet")  # before OUT is touched
@@ -65,29 +71,40 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not to_stdout and os.path.exists(args.out) and not args.force:
         raise OrcError(f"{args.out} exists; give --force to overwrite it")
     columns = column_list(args.columns)
-    with ORCFile(args.file) as orc:
-        filters = read_filters(args, orc.schema)
-        select_nodes(orc, columns)  # an unknown column fails before OUT is created
-        if to_stdout:
-            rows = _write_csv(orc, out, columns, filters, args.encrypted)
-        else:
-            try:
-                if fmt == "parquet":
-                    rows = _write_parquet(orc, args.out, columns, filters, args.encrypted)
-                else:
-                    with open(args.out, "w", encoding="utf-8", newline="") as fh:
-                        rows = _write_csv(orc, fh, columns, filters, args.encrypted)
-            except BaseException:
-                # a half-written file would pass for a complete one
-                if os.path.exists(args.out):
-                    os.remove(args.out)
-                raise
+    dataset = dataset_of(args)
+    if dataset is not None:
+        rows = _convert(dataset, args, fmt, out, columns)
+    else:
+        with ORCFile(args.file[0]) as orc:
+            rows = _convert(orc, args, fmt, out, columns)
     # the summary never mixes into CSV written to standard output
     print(
         f"{PROG}: wrote {plural(rows, 'row')} to {'standard output' if to_stdout else args.out} ({fmt})",
         file=sys.stderr if to_stdout else out,
     )
     return 0
+
+
+def _convert(
+    source: ORCFile | ORCDataset, args: argparse.Namespace, fmt: str, out: TextIO, columns: Sequence[str] | None
+) -> int:
+    """Write the rows of a file or dataset as ``args`` say; the number of rows written."""
+    filters = read_filters(args, source.schema)
+    select_nodes(source, columns)  # an unknown column fails before OUT is created
+    if args.out == "-":
+        return _write_csv(source, out, columns, filters, args.encrypted)
+    try:
+        if fmt == "parquet":
+            if isinstance(source, ORCDataset):
+                return _write_dataset_parquet(source, args.out, columns, filters, args.encrypted)
+            return _write_parquet(source, args.out, columns, filters, args.encrypted)
+        with open(args.out, "w", encoding="utf-8", newline="") as fh:
+            return _write_csv(source, fh, columns, filters, args.encrypted)
+    except BaseException:
+        # a half-written file would pass for a complete one
+        if os.path.exists(args.out):
+            os.remove(args.out)
+        raise
 
 
 def _convert_format(args: argparse.Namespace) -> str:
@@ -124,7 +141,38 @@ def _write_parquet(orc: ORCFile, path: str, columns: Sequence[str] | None, filte
     return rows
 
 
-def _write_csv(orc: ORCFile, out: TextIO, columns: Sequence[str] | None, filters: Any, encrypted: str) -> int:
+def _write_dataset_parquet(
+    dataset: ORCDataset, path: str, columns: Sequence[str] | None, filters: Any, encrypted: str
+) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    rows = 0
+    try:
+        # a stripe at a time, as for one file; pyarrow-backed frames hold the Arrow arrays read_arrow would give,
+        # every batch already brought to the dataset's schema, so the writer's schema fits them all
+        for frame in dataset.iter_batches(columns, filters=filters, dtype_backend="pyarrow", encrypted=encrypted):
+            table = pa.table({name: pa.array(frame[name].array) for name in frame.columns})
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            if table.num_rows:
+                writer.write_table(table)
+                rows += table.num_rows
+        if writer is None:  # no stripe read: the empty table still carries the dataset's columns and types
+            table = dataset.read_arrow(columns, filters=filters, encrypted=encrypted)
+            writer = pq.ParquetWriter(path, table.schema)
+    except (pa.ArrowException, NotImplementedError) as e:
+        raise OrcError(f"cannot write the dataset as Parquet: {e}") from None
+    finally:
+        if writer is not None:
+            writer.close()
+    return rows
+
+
+def _write_csv(
+    orc: ORCFile | ORCDataset, out: TextIO, columns: Sequence[str] | None, filters: Any, encrypted: str
+) -> int:
     rows = 0
     header = True
     for frame in orc.iter_stripes(columns=columns, filters=filters, encrypted=encrypted):

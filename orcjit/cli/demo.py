@@ -16,7 +16,7 @@ from .. import __version__
 from ..orcfile import ORCFile
 from .head import head_frame, head_lines
 from .meta import file_fact_lines, meta_data, stripe_table
-from .options import add_verb
+from .options import add_verb, one_file
 from .render import write_lines
 from .schema import schema_lines
 from .stats import stats_data, stats_table
@@ -41,7 +41,7 @@ def add_to(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the tour of ``args.file``, or of the bundled sample."""
-    run_demo(args.file, out)
+    run_demo(None if args.file is None else one_file(args.file, "demo", "it tours one file"), out)
     return 0
 
 

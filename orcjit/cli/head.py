@@ -1,4 +1,4 @@
-"""``orcjit head FILE [-n N]``: the first rows as a table, or as JSON lines."""
+"""``orcjit head PATH [-n N]``: the first rows of a file or dataset as a table, or as JSON lines."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..orcdataset import ORCDataset
 from ..orcfile import ORCFile
-from .options import add_columns, add_encrypted, add_file, add_json, add_verb, column_list
+from .options import add_columns, add_encrypted, add_json, add_paths, add_verb, column_list, dataset_of
 from .render import MAX_CELL, write_json_rows, write_lines
 
 
@@ -18,11 +19,13 @@ def add_to(subparsers: Any) -> None:
         "head",
         "print the first rows",
         "Print the first rows of the file as a table, reading only the stripes that hold them. --json prints one "
-        "JSON object per row instead.",
-        "  orcjit head data.orc\n  orcjit head data.orc -n 20 --columns id,name\n  orcjit head data.orc --json",
+        "JSON object per row instead. Given a directory, a glob or several files, print the first rows of the "
+        "dataset read as one table (files in path order, partition columns last).",
+        "  orcjit head data.orc\n  orcjit head data.orc -n 20 --columns id,name\n  orcjit head data.orc --json\n"
+        "  orcjit head warehouse/events/ --columns id,year",
         run,
     )
-    add_file(p)
+    add_paths(p)
     p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
     add_columns(p)
     add_encrypted(p)
@@ -30,10 +33,14 @@ def add_to(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the first ``args.n`` rows of ``args.file``."""
+    """Print the first ``args.n`` rows of the file or dataset ``args.file`` names."""
     columns = column_list(args.columns)
-    with ORCFile(args.file) as orc:
-        frame = head_frame(orc, args.n, columns, args.encrypted)
+    dataset = dataset_of(args)
+    if dataset is not None:
+        frame = dataset_head_frame(dataset, args.n, columns, args.encrypted)
+    else:
+        with ORCFile(args.file[0]) as orc:
+            frame = head_frame(orc, args.n, columns, args.encrypted)
     if args.json:
         write_json_rows(out, frame)
     else:
@@ -55,6 +62,25 @@ def head_frame(orc: ORCFile, n: int, columns: Sequence[str] | None = None, encry
     if not frames:
         return orc.read(columns=columns, encrypted=encrypted)
     return pd.concat(frames).iloc[:n] if len(frames) > 1 else frames[0].iloc[:n]
+
+
+def dataset_head_frame(
+    dataset: ORCDataset, n: int, columns: Sequence[str] | None = None, encrypted: str = "raise"
+) -> Any:
+    """The first ``n`` rows of a dataset, indexed from 0 as its read is, decoding only the stripes that hold them."""
+    import pandas as pd
+
+    frames = []
+    rows = 0
+    for frame in dataset.iter_batches(columns=columns, encrypted=encrypted):
+        frames.append(frame)
+        rows += len(frame)
+        if rows >= n:
+            break
+    if not frames:  # no stripe at all: the read gives the empty frame with the dataset's columns
+        return dataset.read(columns=columns, encrypted=encrypted)
+    # each batch is indexed from 0; the rows shown are numbered as in the whole dataset's read
+    return pd.concat(frames, ignore_index=True).iloc[:n]
 
 
 def head_lines(frame: Any) -> list[str]:

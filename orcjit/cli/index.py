@@ -16,6 +16,7 @@ from .options import (
     add_stripes,
     add_verb,
     column_list,
+    one_file,
     select_nodes,
     selected_stripes,
     subtree_ids,
@@ -57,7 +58,7 @@ def add_to(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the row indexes of ``args.file``."""
-    with ORCFile(args.file) as orc:
+    with ORCFile(one_file(args.file, "index", "row indexes belong to the stripes of a file")) as orc:
         indexes = row_indexes(orc, args.stripes, column_list(args.columns))
         if args.json:
             write_json(

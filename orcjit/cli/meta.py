@@ -1,5 +1,5 @@
-"""``orcjit meta FILE``: file facts, then each stripe's layout, streams and column encodings (like ORC's
-``orc-metadata``).
+"""``orcjit meta PATH``: file facts, then each stripe's layout, streams and column encodings (like ORC's
+``orc-metadata``); for a dataset, a summary of its files and one row per file.
 """
 
 from __future__ import annotations
@@ -8,14 +8,17 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..errors import OrcError
+from ..orcdataset import ORCDataset
 from ..orcfile import ORCFile
 from .options import (
     add_columns,
-    add_file,
     add_json,
+    add_paths,
     add_stripes,
     add_verb,
     column_list,
+    dataset_of,
     select_nodes,
     selected_stripes,
     subtree_ids,
@@ -34,19 +37,31 @@ def add_to(subparsers: Any) -> None:
         "Print the file's metadata, like ORC's orc-metadata: rows, stripes, compression and block size, file "
         "version, writer and writer version, software version, row index stride, file size, content length and "
         "user metadata keys with their value sizes. Then, per stripe: offset, section lengths, rows, writer "
-        "timezone, its streams (kind, column, offset, length) and each column's encoding (kind, dictionary size).",
-        "  orcjit meta data.orc\n  orcjit meta data.orc --stripes 0,2\n  orcjit meta data.orc --json --stripes 1-3",
+        "timezone, its streams (kind, column, offset, length) and each column's encoding (kind, dictionary size). "
+        "Given a directory, a glob or several files, print the dataset's summary instead: files, rows, bytes, "
+        "type, partition columns and the notes on files skipped (empty ones), then one row per file with its "
+        "path, rows, stripes, size and partition values (--stripes and --columns are for one file).",
+        "  orcjit meta data.orc\n  orcjit meta data.orc --stripes 0,2\n  orcjit meta data.orc --json --stripes 1-3\n"
+        "  orcjit meta warehouse/events/ --json",
         run,
     )
-    add_file(p)
+    add_paths(p)
     add_json(p, "the metadata")
     add_stripes(p)
     add_columns(p, "show the streams and encodings of only these columns and those below them")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the metadata of ``args.file``."""
-    with ORCFile(args.file) as orc:
+    """Print the metadata of the file or dataset ``args.file`` names."""
+    dataset = dataset_of(args)
+    if dataset is not None:
+        for option, given in (("--stripes", args.stripes), ("--columns", args.columns)):
+            if given is not None:
+                # a dataset's summary shows no stripe footers, so these would silently select nothing
+                raise OrcError(f"{option} is for one file's stripes, which a dataset's summary does not show")
+        write_report(out, dataset_meta_data(dataset), args.json, dataset_meta_lines)
+        return 0
+    with ORCFile(args.file[0]) as orc:
         meta = meta_data(orc, args.stripes, columns=column_list(args.columns))
     write_report(out, meta, args.json, meta_lines)
     return 0
@@ -224,3 +239,57 @@ def meta_lines(meta: dict[str, Any]) -> list[str]:
             rows.append(row)
         lines += format_table(headers, rows, indent="    ")
     return lines
+
+
+def dataset_meta_data(dataset: ORCDataset) -> dict[str, Any]:
+    """Collect what ``orcjit meta`` reports about a dataset: its totals, type, partition columns and notes, and
+    for each file its path, rows, stripes, size in bytes and partition values.
+
+    Returns
+    -------
+    dict
+        JSON-ready: dataset facts, then a ``files`` list in the order the files are read.
+    """
+    meta = dataset.meta
+    sizes = [f.size for f in meta.discovered.files]
+    return {
+        "file_count": len(dataset.files),
+        "rows": dataset.nrows,
+        "stripe_count": sum(len(m.stripes) for m in meta.metas),
+        "bytes": sum(sizes),
+        "type": str(dataset.schema),
+        "column_count": len(dataset.columns),
+        "partition_columns": dataset.partition_columns,
+        "notes": dataset.notes,
+        "files": [
+            {
+                "path": path,
+                "rows": meta.metas[i].nrows,
+                "stripes": len(meta.metas[i].stripes),
+                "size": sizes[i],
+                "partition": meta.partition_values(i),
+            }
+            for i, path in enumerate(dataset.files)
+        ],
+    }
+
+
+def dataset_meta_lines(meta: dict[str, Any]) -> list[str]:
+    """Render :func:`dataset_meta_data` as text: dataset facts, the notes, then a table of the files."""
+    notes = meta["notes"]
+    lines = format_fields(
+        [
+            ("Files", meta["file_count"]),
+            ("Rows", meta["rows"]),
+            ("Stripes", meta["stripe_count"]),
+            ("Size", size(meta["bytes"])),
+            ("Type", meta["type"]),
+            ("Columns", meta["column_count"]),
+            ("Partition columns", ", ".join(meta["partition_columns"]) or "(none)"),
+            ("Notes", plural(len(notes), "note") if notes else "(none)"),
+        ]
+    )
+    lines += [f"  {note}" for note in notes]
+    names = meta["partition_columns"]
+    rows = [[f["path"], f["rows"], f["stripes"], f["size"], *(f["partition"][n] for n in names)] for f in meta["files"]]
+    return [*lines, "", "Files:", *format_table(["path", "rows", "stripes", "bytes", *names], rows)]

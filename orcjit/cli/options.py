@@ -1,8 +1,10 @@
-"""The options several verbs share: their definitions, and what their values mean for a file.
+"""The options several verbs share: their definitions, and what their values mean for a file or a dataset.
 
-``FILE``, ``--json``, ``--columns``, ``--filter``/``--any``, ``--stripes`` and ``--encrypted`` are defined once
-here, with the same help text wherever they appear; so are the readings of their values that need the file
-(:func:`selected_stripes`, :func:`select_nodes`, :func:`read_filters`).
+``FILE`` (one file) and ``PATH`` (a file, or a directory, glob or several files read as one dataset), ``--json``,
+``--columns``, ``--filter``/``--any``, ``--stripes`` and ``--encrypted`` are defined once here, with the same help
+text wherever they appear; so are the readings of their values that need the file (:func:`selected_stripes`,
+:func:`select_nodes`, :func:`read_filters`), and whether the paths given name one file or a dataset
+(:func:`dataset_of`, :func:`one_file`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..dataset.discovery import is_dataset_path
 from ..errors import OrcError
+from ..orcdataset import ORCDataset
 from ..orcfile import ORCFile
 from ..pushdown.expressions import filter_term, parse_filter_expression
 from ..types.resolve import name_list, resolve_column
@@ -62,6 +66,59 @@ def add_verb(
 
 def add_file(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="an ORC file: a local path, or a URL fsspec understands")
+
+
+def add_paths(parser: argparse.ArgumentParser) -> None:
+    """The ``PATH [PATH ...]`` of the verbs that read a dataset as readily as one file (``args.file``, a list)."""
+    parser.add_argument(
+        "file",
+        metavar="PATH",
+        nargs="+",
+        help="an ORC file, or a directory (searched recursively; Hive key=value folders become columns) or a glob of "
+        "them, or several paths, read as one dataset: local paths, or URLs fsspec understands",
+    )
+
+
+def names_dataset(path: str) -> bool:
+    """Whether ``path`` is a directory or a glob rather than one file."""
+    try:
+        return is_dataset_path(path)
+    except ImportError:
+        # a URL without the fsspec extra: opening it as one file reports the missing extra as it always has
+        return False
+
+
+def dataset_of(args: argparse.Namespace) -> ORCDataset | None:
+    """The dataset ``args.file`` (a list of paths) names, or ``None`` when it names one file.
+
+    One path that is a file is left to :class:`~orcjit.orcfile.ORCFile`, so that what a verb prints for one file
+    does not change; a directory, a glob, or several paths are opened as one :class:`~orcjit.ORCDataset`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a path does not exist, a glob matches nothing or a directory holds no file.
+    OrcError
+        If a file is not ORC, or the files' schemas or partition folders do not agree.
+    """
+    paths: list[str] = args.file
+    if len(paths) == 1 and not names_dataset(paths[0]):
+        return None
+    return ORCDataset(paths[0] if len(paths) == 1 else paths)
+
+
+def one_file(path: str, verb: str, reason: str) -> str:
+    """``path``, checked to be one file, for a verb that only makes sense for one file (``reason`` says why).
+
+    Raises
+    ------
+    OrcError
+        If the path is a directory or a glob, which such a verb cannot act on.
+    """
+    if names_dataset(path):
+        # a clear refusal rather than whatever opening a directory as a file would say
+        raise OrcError(f"{verb} works on one file ({reason}); {path} is a directory or glob: give one of its files")
+    return path
 
 
 def add_json(parser: argparse.ArgumentParser, what: str) -> None:
@@ -180,7 +237,7 @@ def column_list(text: str | None) -> list[str] | None:
     return name_list(text, "--columns ")
 
 
-def select_nodes(orc: ORCFile, columns: Sequence[str] | None) -> list[TypeNode] | None:
+def select_nodes(orc: ORCFile | ORCDataset, columns: Sequence[str] | None) -> list[TypeNode] | None:
     """The schema nodes ``--columns`` names, in the order given; ``None`` when it was not given.
 
     Names and paths are spelled as ORC's tools spell them (``tags._elem``, :mod:`orcjit.types.resolve`).

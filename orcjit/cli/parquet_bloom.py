@@ -10,7 +10,7 @@ import re
 from typing import Any, TextIO
 
 from ..pushdown.expressions import pd_timestamp
-from .options import add_json, add_verb
+from .options import add_json, add_verb, one_file
 from .render import format_fields, format_table, jsonable, plural, write_report
 
 
@@ -39,7 +39,9 @@ def add_to(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Print the answers of the bloom filters of ``args.column`` in the Parquet ``args.file`` for ``args.value``."""
-    data = parquet_bloom_data(args.file, args.column, args.value)
+    data = parquet_bloom_data(
+        one_file(args.file, "parquet-bloom", "a Parquet file's own bloom filters"), args.column, args.value
+    )
     write_report(out, data, args.json, parquet_bloom_lines)
     return 0
 

@@ -1,4 +1,4 @@
-"""``orcjit schema FILE``: the type tree with column ids."""
+"""``orcjit schema PATH``: the type tree with column ids, of a file or of a dataset (partition columns marked)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from ..orcdataset import ORCDataset
 from ..orcfile import ORCFile
 from ..types.schema import TypeNode
-from .options import add_columns, add_file, add_json, add_verb, column_list, select_nodes, subtree_ids
+from .options import add_columns, add_json, add_paths, add_verb, column_list, dataset_of, select_nodes, subtree_ids
 from .render import format_fields, format_table, type_label, write_json, write_lines
 
 
@@ -19,19 +20,29 @@ def add_to(subparsers: Any) -> None:
         "schema",
         "print the schema as a tree of columns",
         "Print the file's schema: the one-line type string, then the type tree with each column's id, field name "
-        "and type. Children of lists, maps and unions show as <element>, <key>, <value> and <variant N>.",
-        "  orcjit schema data.orc\n  orcjit schema data.orc --json | python -m json.tool",
+        "and type. Children of lists, maps and unions show as <element>, <key>, <value> and <variant N>. Given a "
+        "directory, a glob or several files, print the dataset's one schema over its files instead, with the Hive "
+        'partition columns (from key=value folders) last and marked as such ("partition": true in --json).',
+        "  orcjit schema data.orc\n  orcjit schema data.orc --json | python -m json.tool\n"
+        "  orcjit schema warehouse/events/\n  orcjit schema 'warehouse/events/year=2024/*/*.orc'",
         run,
     )
-    add_file(p)
+    add_paths(p)
     add_json(p, "the schema tree (id, kind, type, name, children; crs and algorithm of geometry and geography)")
     add_columns(p, "show only these columns' subtrees (and the columns above them)")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the schema of ``args.file``."""
+    """Print the schema of the file or dataset ``args.file`` names."""
     columns = column_list(args.columns)
-    with ORCFile(args.file) as orc:
+    dataset = dataset_of(args)
+    if dataset is not None:
+        if args.json:
+            write_json(out, dataset_schema_dict(dataset, columns))
+        else:
+            write_lines(out, dataset_schema_lines(dataset, columns))
+        return 0
+    with ORCFile(args.file[0]) as orc:
         if args.json:
             write_json(out, schema_dict(orc, columns))
         else:
@@ -71,7 +82,7 @@ def _with_ancestors(nodes: Sequence[TypeNode] | None) -> set[int] | None:
     return ids
 
 
-def schema_dict(orc: ORCFile, columns: Sequence[str] | None = None) -> dict[str, Any]:
+def schema_dict(orc: ORCFile | ORCDataset, columns: Sequence[str] | None = None) -> dict[str, Any]:
     """The schema tree as :meth:`TypeNode.to_dict` gives it; with ``columns``, only their subtrees and the
     columns above them."""
     shown = _with_ancestors(select_nodes(orc, columns))
@@ -105,6 +116,48 @@ def schema_lines(orc: ORCFile, columns: Sequence[str] | None = None) -> list[str
                 ("File", orc.source.name),
                 ("Type", str(orc.schema)),
                 ("Columns", f"{len(all_nodes)} (ids 0-{len(all_nodes) - 1})" if len(all_nodes) > 1 else "1 (id 0)"),
+            ]
+        ),
+        "",
+        *format_table(headers, rows, indent=""),
+    ]
+
+
+def dataset_schema_dict(dataset: ORCDataset, columns: Sequence[str] | None = None) -> dict[str, Any]:
+    """The dataset's schema tree as :func:`schema_dict` gives a file's, each partition column's node marked
+    ``"partition": true``, with ``files`` (how many) and ``partition_columns`` (names, in folder order) at the top."""
+    tree = schema_dict(dataset, columns)
+    partitions = set(dataset.partition_columns)
+    for child in tree.get("children", []):
+        if child.get("name") in partitions:
+            child["partition"] = True
+    return {**tree, "files": len(dataset.files), "partition_columns": dataset.partition_columns}
+
+
+def dataset_schema_lines(dataset: ORCDataset, columns: Sequence[str] | None = None) -> list[str]:
+    """The dataset's schema as text, as :func:`schema_lines` shows a file's, with a ``partition`` column marking
+    the columns taken from ``key=value`` folders rather than from the files."""
+    all_nodes = list(dataset.schema.walk())
+    shown = _with_ancestors(select_nodes(dataset, columns))
+    nodes = [n for n in all_nodes if shown is None or n.column_id in shown]
+    partitions = set(dataset.partition_columns)
+    with_attributes = any(node.attributes for node in nodes)
+    headers = ["id", "column", "type", "partition"] + (["attributes"] if with_attributes else [])
+    rows = []
+    for node in nodes:
+        partition = node.parent is dataset.schema and node.name in partitions
+        row: list[Any] = [node.column_id, "  " * _depth(node) + _tree_label(node), type_label(node)]
+        row.append("yes" if partition else None)
+        if with_attributes:
+            row.append(", ".join(f"{k}={v}" for k, v in sorted(node.attributes.items())) or None)
+        rows.append(row)
+    return [
+        *format_fields(
+            [
+                ("Files", len(dataset.files)),
+                ("Type", str(dataset.schema)),
+                ("Columns", f"{len(all_nodes)} (ids 0-{len(all_nodes) - 1})"),
+                ("Partition columns", ", ".join(dataset.partition_columns) or "(none)"),
             ]
         ),
         "",
