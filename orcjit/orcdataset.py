@@ -159,7 +159,11 @@ class ORCDataset:
                     row |= {"count": stats.count, "has_null": stats.has_null, "min": stats.minimum}
                     row |= {"max": stats.maximum}
             rows.append(row)
-        return pd.DataFrame(rows, columns=pd.Index(["path", "rows", "count", "has_null", "min", "max"]))
+        frame = pd.DataFrame(rows, columns=pd.Index(["path", "rows", "count", "has_null", "min", "max"]))
+        # the bounds as the files hold them: a column of ints and Nones must not become floats (2**53 + 1)
+        for bound in ("min", "max"):
+            frame[bound] = pd.Series([row[bound] for row in rows], dtype=object)
+        return frame
 
     # -- reads -----------------------------------------------------------------------------------------------------
 

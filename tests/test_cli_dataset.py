@@ -85,7 +85,7 @@ def test_schema_text_marks_the_partition_columns(
 ) -> None:
     code, out, err = run(capsys, "schema", dataset_dir)
     assert (code, err) == (0, "")
-    assert field(out, "Type") == str(dataset.schema) == "struct<id:bigint,name:string,x:double,year:bigint,city:string>"
+    assert field(out, "Type") == str(dataset.schema) == "struct<id:bigint,name:string,x:double,year:int,city:string>"
     assert field(out, "Files") == "4"
     assert field(out, "Partition columns") == "year, city"
     rows = {line.split()[1]: line.split() for line in out.splitlines() if re.match(r"^\s*\d+\s", line)}

@@ -289,6 +289,9 @@ def test_missing_columns_read_as_nulls_and_integers_widen(tmp_path: Path) -> Non
     assert ds.read(filters=[("y", "is null")])["k"].tolist()[:3] == [1, 2, 2**40]
     assert ds.read(filters=[("k", ">", 2)])["k"].tolist() == [3, 2**40]
     assert ds.read(filters=[("k", "not in", [1])], columns=["y"])["y"].tolist()[-1] == "q"
+    stats = ds.statistics("k")
+    assert stats["min"].tolist() == [1, 3, None] and stats["max"].tolist() == [2, 2**40, None]
+    assert stats["count"].tolist() == [2, 2, 0] and stats["has_null"].tolist()[2] is True
 
 
 def test_types_that_do_not_widen_are_refused_naming_both_files(tmp_path: Path) -> None:
