@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import pathlib
 import random
 import sys
@@ -238,7 +239,9 @@ def test_hostile_lengths_stop_early() -> None:
         decompress_lzo(block, 262144)
     with pytest.raises(OrcError, match="input ends inside the instruction at byte 2"):
         decompress_lzo(block[:500_000], 262144)
-    assert time.perf_counter() - started < 5
+    # a guard against a hang, not a speed test: plain Python (test_pure_python_kernels, with its canaries) walks the
+    # million bytes in seconds, and a loaded machine takes longer
+    assert time.perf_counter() - started < (60 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 5)
 
 
 # --- sources and the kernel's interface ------------------------------------------------------------------------

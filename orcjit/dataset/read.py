@@ -1,9 +1,11 @@
 """A dataset read as one DataFrame, one ``pyarrow.Table`` or DataFrames stripe by stripe: files in sorted path
 order, then rows, indexed from 0.
 
-Files are read side by side on a thread pool (each file's own stripes and columns on the threads left over), each
-with orcjit's scan of one file (:mod:`orcjit.reading`), so that pruning and decoding are the same for a file of a
-dataset as for a file read alone.
+Each file is scanned as a file read alone is (:func:`orcjit.reading.scan.scan_stripes`: the same pruning and
+decoding), files side by side on a thread pool with each file's stripes and columns on the threads left over. The
+decoded vectors of every file then go through the one converter of each kind together
+(:func:`orcjit.convert.build_frame`), so the result is allocated once, as for one file, with no DataFrame per file
+to concatenate; the filters' row masks are applied once at the end.
 """
 
 from __future__ import annotations
@@ -13,24 +15,28 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
 
-from ..convert.frame import convert_column
+from ..convert import build_frame, build_table, shapely_columns
+from ..decode.vector import ColumnVector
 from ..progress import StripeProgress, stripe_progress
 from ..pushdown.filters import normalize_filters
 from ..reading.options import ReadOptions, workers_for
-from ..reading.result import read_frame, read_table
-from ..types.resolve import select_columns
+from ..reading.plan import plan_read
+from ..reading.scan import Scanned, scan_stripes
+from ..types.kinds import KINDS
+from ..types.resolve import Selection, select_columns
 from .columns import null_vector
 from .files import DatasetMeta
-from .scan import SKIP, FilePlan, adapt_frame, plan_files, resolve_nodes
+from .scan import SKIP, FilePlan, file_vectors, plan_files, resolve_nodes, top_name
 
 __all__ = ["iter_dataset", "read_dataset", "read_dataset_table"]
 
 T = TypeVar("T")
 
 
-def _plans(dataset: DatasetMeta, options: ReadOptions) -> tuple[list[FilePlan], Any]:
+def _plans(dataset: DatasetMeta, options: ReadOptions) -> tuple[list[FilePlan], Selection]:
     nodes = resolve_nodes(dataset.schema, options.columns)
     output = select_columns(dataset.schema, options.columns)
     predicates = normalize_filters(options.filters, dataset.schema)
@@ -47,6 +53,12 @@ def _file_options(options: ReadOptions, plan: FilePlan, threads: int) -> ReadOpt
         max_workers=threads if threads > 1 else None,
         progress=False,
     )
+
+
+def _scan(dataset: DatasetMeta, plan: FilePlan, options: ReadOptions, stripes: Sequence[int] | None = None) -> Scanned:
+    with dataset.opened(plan.index) as meta:
+        file_plan = plan_read(meta, options.columns, options.filters, options.encrypted)
+        return scan_stripes(meta, file_plan, range(len(meta.stripes)) if stripes is None else stripes, options)
 
 
 def _each_file(
@@ -79,29 +91,81 @@ def _each_file(
             bar.close()
 
 
+def _gather(
+    dataset: DatasetMeta, output: Selection, parts: Sequence[tuple[int, Scanned]]
+) -> tuple[list[list[ColumnVector]], np.ndarray | None]:
+    """Every file's vectors per output column, in file order, and the rows the filters keep (None: all)."""
+    columns: list[list[ColumnVector]] = [[] for _ in output.fields]
+    masks = []
+    for index, scanned in parts:
+        vectors_of = file_vectors(dataset, index, scanned, output.fields, output.names)
+        for column, vectors in zip(columns, vectors_of, strict=True):
+            column.extend(vectors)
+        rows = sum(scanned.row_counts)
+        masks.append(scanned.mask() if scanned.filtered else np.ones(rows, dtype=np.bool_))
+    for column, node in zip(columns, output.fields, strict=True):
+        if not column:
+            column.append(null_vector(node, 0))
+    filtered = any(scanned.filtered for _, scanned in parts)
+    return columns, (np.concatenate(masks) if masks else np.zeros(0, np.bool_)) if filtered else None
+
+
+def _frame(
+    dataset: DatasetMeta, output: Selection, parts: Sequence[tuple[int, Scanned]], options: ReadOptions
+) -> pd.DataFrame:
+    columns, mask = _gather(dataset, output, parts)
+    if output.fields:
+        frame = build_frame(output, columns, options.backend, dictionary_as_category=options.dictionary_as_category)
+    else:
+        rows = sum(sum(s.row_counts) for _, s in parts)
+        frame = pd.DataFrame(index=pd.RangeIndex(rows), columns=pd.Index([], dtype=object))
+    if mask is not None:
+        frame = _as_in_full_read(dataset, frame[mask].reset_index(drop=True), output, options.backend)
+    if options.geometry == "shapely" and output.fields:
+        frame = shapely_columns(frame, output)
+    return frame
+
+
+def _as_in_full_read(dataset: DatasetMeta, frame: pd.DataFrame, output: Selection, backend: str) -> pd.DataFrame:
+    """With NumPy dtypes, an integer or boolean column that holds nulls anywhere in the dataset (by the files'
+    statistics, files that lack it, null partitions) is float or object, as in a full read, even when the rows
+    kept have none."""
+    if backend != "numpy":
+        return frame
+    for position, node in enumerate(output.fields):
+        with_nulls = KINDS[node.kind].with_nulls
+        if with_nulls is None or frame.iloc[:, position].dtype == np.dtype(with_nulls):
+            continue
+        if _may_hold_nulls(dataset, node):
+            frame.isetitem(position, frame.iloc[:, position].astype(with_nulls))
+    return frame
+
+
+def _may_hold_nulls(dataset: DatasetMeta, node: Any) -> bool:
+    name = top_name(node)
+    for index, meta in enumerate(dataset.metas):
+        if name in dataset.partition_names:
+            if dataset.partition_values(index)[name] is None and meta.nrows:
+                return True
+            continue
+        own = dataset.columns[index].fields.get(name)
+        if own is None:
+            if meta.nrows:
+                return True
+            continue
+        stats = meta.statistics[own.column_id]
+        if stats.has_null is True or (stats.count is not None and stats.count < meta.nrows):
+            return True
+    return False
+
+
 def read_dataset(dataset: DatasetMeta, options: ReadOptions) -> pd.DataFrame:
     """The dataset as one DataFrame, as ``options`` say (see :func:`orcjit.read_orc`)."""
     plans, output = _plans(dataset, options)
-    backend = options.backend
-
-    def read(plan: FilePlan, threads: int) -> pd.DataFrame:
-        with dataset.opened(plan.index) as meta:
-            frame = read_frame(meta, _file_options(options, plan, threads))
-        return adapt_frame(dataset, plan.index, frame, output.fields, output.names, backend)
-
-    frames = _each_file(dataset, plans, options, read)
-    if not frames:
-        frames = [_empty(output.fields, output.names, backend)]
-    if len(frames) == 1:
-        return frames[0].reset_index(drop=True)
-    return pd.concat(frames, ignore_index=True)
-
-
-def _empty(fields: Sequence[Any], names: Sequence[str], backend: str) -> pd.DataFrame:
-    arrays = {i: convert_column(node, [null_vector(node, 0)], backend) for i, node in enumerate(fields)}
-    frame = pd.DataFrame(arrays, index=pd.RangeIndex(0), copy=False)
-    frame.columns = pd.Index(list(names))
-    return frame
+    parts = _each_file(
+        dataset, plans, options, lambda p, threads: (p.index, _scan(dataset, p, _file_options(options, p, threads)))
+    )
+    return _frame(dataset, output, parts, options)
 
 
 def read_dataset_table(dataset: DatasetMeta, options: ReadOptions) -> Any:
@@ -109,32 +173,23 @@ def read_dataset_table(dataset: DatasetMeta, options: ReadOptions) -> Any:
     import pyarrow as pa
 
     plans, output = _plans(dataset, options)
-    arrow_options = dataclasses.replace(options, dtype_backend="pyarrow")
-
-    def read(plan: FilePlan, threads: int) -> Any:
-        with dataset.opened(plan.index) as meta:
-            table = read_table(meta, _file_options(options, plan, threads))
-        frame = pd.DataFrame({name: pd.arrays.ArrowExtensionArray(table.column(name)) for name in table.column_names})
-        frame = adapt_frame(dataset, plan.index, frame, output.fields, output.names, "pyarrow")
-        return (
-            pa.table({name: frame[name].array.__arrow_array__() for name in output.names})
-            if output.names
-            else (pa.table({"_": pa.nulls(len(frame))}).drop_columns(["_"]))
-        )
-
-    tables = _each_file(dataset, plans, arrow_options, read)
-    if not tables:
-        frame = _empty(output.fields, output.names, "pyarrow")
-        return pa.table({name: frame[name].array.__arrow_array__() for name in output.names})
-    return pa.concat_tables(tables)
+    parts = _each_file(
+        dataset, plans, options, lambda p, threads: (p.index, _scan(dataset, p, _file_options(options, p, threads)))
+    )
+    columns, mask = _gather(dataset, output, parts)
+    if output.fields:
+        table = build_table(output, columns, dictionary_as_category=options.dictionary_as_category)
+    else:
+        table = pa.table({"_": pa.nulls(sum(sum(s.row_counts) for _, s in parts))}).drop_columns(["_"])
+    return table.filter(pa.array(mask)) if mask is not None else table
 
 
 def iter_dataset(dataset: DatasetMeta, options: ReadOptions) -> Iterator[pd.DataFrame]:
     """One DataFrame per stripe a filter keeps, file after file, each indexed from 0; memory bounded by a stripe."""
     plans, output = _plans(dataset, options)
-    bar = (
-        stripe_progress(sum(len(m.stripes) for m in dataset.metas), f"{len(plans)} files") if options.progress else None
-    )
+    total = sum(len(m.stripes) for m in dataset.metas)
+    bar = stripe_progress(total, f"{len(plans)} files") if options.progress else None
+    workers = workers_for(options.use_threads, options.max_workers)
     try:
         for plan in plans:
             stripes = len(dataset.metas[plan.index].stripes)
@@ -142,15 +197,14 @@ def iter_dataset(dataset: DatasetMeta, options: ReadOptions) -> Iterator[pd.Data
                 if bar is not None:
                     bar.advance(stripes)
                 continue
-            file_options = _file_options(options, plan, workers_for(options.use_threads, options.max_workers))
-            with dataset.opened(plan.index) as meta:
-                for stripe in range(stripes):
-                    frame = read_frame(meta, file_options, [stripe])
-                    if bar is not None:
-                        bar.advance()
-                    if plan.filters is None or len(frame):
-                        frame = adapt_frame(dataset, plan.index, frame, output.fields, output.names, options.backend)
-                        yield frame.reset_index(drop=True)
+            file_options = _file_options(options, plan, workers)
+            for stripe in range(stripes):
+                scanned = _scan(dataset, plan, file_options, [stripe])
+                if bar is not None:
+                    bar.advance()
+                frame = _frame(dataset, output, [(plan.index, scanned)], options)
+                if plan.filters is None or len(frame):
+                    yield frame
     finally:
         if bar is not None:
             bar.close()

@@ -11,22 +11,23 @@ applies row by row. So the rows read are exactly the rows a full read filtered b
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
-
-from ..convert.frame import convert_column
+from ..decode.vector import ColumnVector
 from ..errors import OrcError
 from ..pushdown.filters import NULL_OPS, SET_OPS, Filters, Predicate
 from ..pushdown.rows import predicate_mask
+from ..reading.scan import Scanned
+from ..types.kinds import KINDS
 from ..types.resolve import ROOT_COLUMN_NAME, resolve_column
 from ..types.schema import TypeNode
 from .columns import constant_vector, null_vector
 from .files import DatasetMeta
 
-__all__ = ["SKIP", "FilePlan", "adapt_frame", "file_columns", "file_filters", "plan_files"]
+__all__ = ["SKIP", "FilePlan", "file_columns", "file_filters", "file_vectors", "plan_files", "retarget"]
 
 SKIP = "skip"  # a file's filters rule out every row: it is not opened
 
@@ -135,39 +136,36 @@ def resolve_nodes(schema: TypeNode, columns: Any) -> list[TypeNode] | None:
     return [resolve_column(schema, c) for c in columns]
 
 
-def adapt_frame(
-    dataset: DatasetMeta,
-    index: int,
-    frame: pd.DataFrame,
-    output: Sequence[TypeNode],
-    names: Sequence[str],
-    backend: str,
-) -> pd.DataFrame:
-    """File ``index``'s frame as the dataset's: columns ``names`` (the output's top-level ``output`` nodes) in
-    order, renamed from the file's names, widened to the dataset's types, with partition values and nulls for
-    the columns the file lacks."""
-    rows = len(frame)
+def file_vectors(
+    dataset: DatasetMeta, index: int, scanned: Scanned, output: Sequence[TypeNode], names: Sequence[str]
+) -> list[list[ColumnVector]]:
+    """File ``index``'s decoded columns as the dataset's: for each output column (top-level ``output`` nodes
+    called ``names``) its vectors, retyped onto the dataset's nodes and widened to the dataset's types, or one
+    vector of its partition value or of nulls where the file does not store it."""
+    rows = sum(scanned.row_counts)
+    decoded = dict(zip(scanned.output.names, scanned.columns, strict=True))
     fields = dataset.columns[index].fields
-    arrays: dict[int, Any] = {}
-    for i, (node, name) in enumerate(zip(output, names, strict=True)):
+    out = []
+    for node, name in zip(output, names, strict=True):
         own = fields.get(name)
         if own is not None:
-            column = frame[own.name if own.name is not None else ROOT_COLUMN_NAME]
-            arrays[i] = _widened(column, own, node, backend)
+            out.append([retarget(v, node) for v in decoded[own.name if own.name is not None else ROOT_COLUMN_NAME]])
             continue
         constant, value = _constant(dataset, index, node)
-        vector = constant_vector(node, value, rows) if constant and value is not None else null_vector(node, rows)
-        arrays[i] = convert_column(node, [vector], backend)
-    out = pd.DataFrame({i: arrays[i] for i in range(len(output))}, index=frame.index, copy=False)
-    out.columns = pd.Index(list(names))
+        out.append([constant_vector(node, value, rows) if constant and value is not None else null_vector(node, rows)])
     return out
 
 
-def _widened(column: pd.Series, own: TypeNode, node: TypeNode, backend: str) -> Any:
-    """``column`` (of the file's type ``own``) as the dataset's type ``node``."""
-    if own.kind == node.kind:
-        return column.array
-    target = convert_column(node, [null_vector(node, 0)], backend).dtype
-    if backend == "numpy" and column.dtype.kind in "fO" and target.kind in "iu":
-        return column.array  # an integer column with nulls is float64 already, as the dataset column with nulls is
-    return column.astype(target).array
+def retarget(vec: ColumnVector, node: TypeNode) -> ColumnVector:
+    """``vec`` (decoded with a file's schema) on the dataset's node ``node``: the same structure under other column
+    ids (which the converters key dictionaries, scales and selections by), integers and floats widened."""
+    kind = KINDS[node.kind]
+    values = vec.values
+    if values is not None and kind.fixed_width and node.kind != vec.node.kind and values.dtype != kind.dtype:
+        values = values.astype(kind.dtype)
+    if node.kind == "struct":
+        by_name = {c.name: c for c in node.children}
+        children = [retarget(c, by_name[c.node.name]) for c in vec.children]
+    else:
+        children = [retarget(c, n) for c, n in zip(vec.children, node.children, strict=True)]
+    return dataclasses.replace(vec, node=node, values=values, children=children)
