@@ -11,6 +11,8 @@ Usage
 
     orcjit.spark.register(spark)  # once per session
     df = spark.read.format("orcjit").load("/data/events")  # a file, a directory, or a glob
+    # Hive-style year=2024/city=Paris folders are partition columns (after the files' columns), typed and
+    # valued as spark.read.orc reads them; filters on them skip whole files unopened
     df = spark.read.format("orcjit").load(["/data/a.orc", "/data/b/*.orc"])  # several paths
     df = spark.read.format("orcjit").option("columns", "id,ts").load("/data/events")  # only these columns
 
@@ -28,8 +30,8 @@ queries of the same DataFrame, so on them orcjit takes no filters (the rows are 
 
 Other options: ``partitions`` (the most partitions; default the session's default parallelism) or
 ``bytesPerPartition`` (stripe bytes per partition), ``pathGlobFilter`` (file names taken from directories, default
-``*.orc``), ``timeZone`` (the zone ORC ``timestamp`` wall clocks are read in; default the JVM's, as
-``spark.read.orc``) and ``pushdown`` (``false`` turns pushdown off for one read). See
+every file, as ``spark.read.orc``), ``timeZone`` (the zone ORC ``timestamp`` wall clocks are read in; default the
+JVM's, as ``spark.read.orc``) and ``pushdown`` (``false`` turns pushdown off for one read). See
 :mod:`orcjit.spark.datasource` for planning and :mod:`orcjit.spark.types` for the type mapping, which is
 ``spark.read.orc``'s (unions, which Spark cannot read, become ``struct<tag:int, field0, field1, ...>``).
 

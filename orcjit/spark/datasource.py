@@ -20,7 +20,8 @@ Options
 ``bytesPerPartition``
     Instead of ``partitions``: about this many bytes of stripe data per partition.
 ``pathGlobFilter``
-    File names to take from directories; default ``*.orc`` (``*`` for Hive's files without an extension).
+    File names to take from directories; default every file, as ``spark.read.orc`` (Hive names its files
+    ``000000_0``); ``*.orc`` for only those.
 ``timeZone``
     The zone whose wall clock an ORC ``timestamp`` (without time zone) is read in, as Spark's ORC reader reads it
     in the executors' JVM default time zone. Default: the driver JVM's default zone captured by :func:`register`,
@@ -68,12 +69,18 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.types import StructType
 
+from ..dataset.discovery import Discovered, FoundFile
+from ..dataset.files import DatasetMeta
+from ..dataset.partitioning import PartitionColumn
+from ..dataset.scan import SKIP, file_filters
+from ..dataset.schema import FileColumns
 from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from ..types.resolve import name_list, resolve_column
-from .paths import DEFAULT_GLOB, resolve_paths
+from ..types.resolve import name_list, resolve_column, top_level_fields
+from ..types.schema import TypeNode
+from .paths import FoundFiles, find_files, partition_array, with_partitions
 from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone, zone_name
 
@@ -231,11 +238,21 @@ def _log_pushdown_off() -> None:
 
 
 class OrcjitPartition(InputPartition):
-    """Stripes to read: ``pieces`` lists ``(path, [stripe index, ...])``; ``nbytes`` is their stripe data."""
+    """Stripes to read: ``pieces`` lists ``(path, [stripe index, ...])``; ``nbytes`` is their stripe data.
 
-    def __init__(self, pieces: list[tuple[str, list[int]]], nbytes: int) -> None:
+    ``file_filters`` holds, by path, the pushed filters left for each file once its partition values have decided
+    the tests on partition columns (``None``: every row passes); a file it does not name takes the reader's.
+    """
+
+    def __init__(
+        self,
+        pieces: list[tuple[str, list[int]]],
+        nbytes: int,
+        file_filters: dict[str, list[list[tuple[Any, ...]]] | None] | None = None,
+    ) -> None:
         self.pieces = pieces
         self.nbytes = nbytes
+        self.file_filters = file_filters or {}
 
 
 def plan_partitions(units: Sequence[tuple[str, int, int]], count: int) -> list[OrcjitPartition]:
@@ -283,15 +300,20 @@ class OrcjitReader(DataSourceReader):
     Parameters
     ----------
     files : list of str
-        The files, as :func:`resolve_paths` gives them.
+        The files, as :func:`orcjit.spark.paths.find_files` gives them (sorted by path).
     schema : pyspark.sql.types.StructType
-        The schema Spark asks for: top-level columns of the files, by name.
+        The schema Spark asks for: top-level columns of the files and partition columns, by name.
     time_zone : str
-        The zone ORC ``timestamp`` wall clocks are read in (see :func:`orcjit.spark.types.orc_timestamp_micros`).
+        The zone ORC ``timestamp`` wall clocks (and partition timestamps) are read in (see
+        :func:`orcjit.spark.types.orc_timestamp_micros`).
     partitions : int
         The most partitions to plan.
     bytes_per_partition : int, optional
         If given, plan about this many bytes of stripe data per partition instead.
+    partition_columns : sequence of PartitionColumn
+        The partition columns of the files' ``key=value`` folders.
+    partition_values : sequence of tuple, optional
+        Each file's partition values, in the order of ``files``.
     """
 
     def __init__(
@@ -302,6 +324,8 @@ class OrcjitReader(DataSourceReader):
         time_zone: str = "UTC",
         partitions: int = 1,
         bytes_per_partition: int | None = None,
+        partition_columns: Sequence[PartitionColumn] = (),
+        partition_values: Sequence[tuple[Any, ...]] | None = None,
     ) -> None:
         if not files:
             raise OrcError("orcjit: no files to read")
@@ -312,32 +336,60 @@ class OrcjitReader(DataSourceReader):
         self.max_partitions = partitions
         self.bytes_per_partition = bytes_per_partition
         self.filters: list[list[tuple[str, str, Any]]] | None = None
+        self.partition_columns = list(partition_columns)
+        values = list(partition_values) if partition_values is not None else [() for _ in self.files]
+        self.partition_values = dict(zip(self.files, values, strict=True))
+        taken = {p.name for p in self.partition_columns}
+        # the columns the files store; partition columns come from the folders (even where a file stores one too)
+        self.data_columns = [name for name in self.columns if name not in taken]
         with ORCFile(self.files[0]) as f:
-            self._expected = self._signature(f)
+            self._expected = self._signature(f.schema)
             try:
-                spark_schema(f.schema, self.columns)  # every column named, once, by the rule reads use
+                spark_schema(f.schema, self.data_columns)  # every column named, once, by the rule reads use
             except OrcError as exc:
                 raise OrcError(f"orcjit: {self.files[0]}: {exc}") from None
+            self.file_schema = f.schema
+            self.tree = with_partitions(f.schema, self.partition_columns)
 
-    def _signature(self, f: ORCFile) -> tuple[str, str]:
-        return str(f.schema), spark_schema(f.schema).json()
+    def _signature(self, schema: TypeNode) -> tuple[str, str]:
+        return str(schema), spark_schema(schema).json()
 
-    def _check_schema(self, path: str, f: ORCFile) -> None:
-        if self._signature(f) != self._expected:
+    def _check_schema(self, path: str, schema: TypeNode) -> None:
+        if self._signature(schema) != self._expected:
             raise OrcError(
-                f"orcjit: {path} has schema {f.schema}, other than {self._expected[0]} of {self.files[0]}: "
+                f"orcjit: {path} has schema {schema}, other than {self._expected[0]} of {self.files[0]}: "
                 "all files of one read must have the same schema"
             )
 
+    def _dataset(self) -> DatasetMeta:
+        """The files as the dataset layer sees them, without their tails: enough to decide the filters on
+        partition columns per file (every file has the first file's columns, which :meth:`partitions` checks on
+        the files it opens)."""
+        taken = {p.name for p in self.partition_columns}
+        stored = {name: node for name, node in top_level_fields(self.file_schema) if name not in taken}
+        found = Discovered([FoundFile(path, 0) for path in self.files])
+        values = [self.partition_values[path] for path in self.files]
+        columns = [FileColumns(stored) for _ in self.files]
+        return DatasetMeta(found, [], self.tree, columns, self.partition_columns, values)
+
     def partitions(self) -> list[InputPartition]:
-        """Plan the read: the stripes that may hold matching rows, in runs balanced by bytes."""
+        """Plan the read: the files whose partition values may match the pushed filters (the others are not
+        opened), and of those the stripes that may hold matching rows, in runs balanced by bytes."""
+        dataset = self._dataset()
+        predicates = normalize_filters(self.filters, self.tree) if self.filters else None
         units: list[tuple[str, int, int]] = []
-        for path in self.files:
+        per_file: dict[str, list[list[tuple[Any, ...]]] | None] = {}
+        for index, path in enumerate(self.files):
+            left = file_filters(dataset, index, predicates)
+            if left == SKIP:
+                continue  # its partition values rule out every row: not opened
+            assert not isinstance(left, str)
+            per_file[path] = left
             with ORCFile(path) as f:
-                self._check_schema(path, f)
+                self._check_schema(path, f.schema)
                 indices = list(range(f.nstripes))
-                if self.filters and indices:
-                    _, decisions = decide(f.meta, normalize_filters(self.filters, f.schema), indices)
+                if left and indices:
+                    _, decisions = decide(f.meta, normalize_filters(left, f.schema), indices)
                     indices = [d.index for d in decisions if d.keep]
                 stripes = f.stripes
                 units += [(path, i, stripes[i].data_length) for i in indices]
@@ -345,39 +397,84 @@ class OrcjitReader(DataSourceReader):
             count = math.ceil(sum(b for _, _, b in units) / self.bytes_per_partition)
         else:
             count = self.max_partitions
-        return list(plan_partitions(units, count))
+        planned = plan_partitions(units, count)
+        for part in planned:
+            part.file_filters = {path: per_file[path] for path, _ in part.pieces}
+        return list(planned)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         """Yield the partition's rows as Arrow record batches of exactly Spark's Arrow schema."""
         if not isinstance(partition, OrcjitPartition):
             return  # Spark's one empty partition when planning found nothing to read
         target = arrow_schema(self.schema)
+        stored = arrow_schema(StructType([self.schema[name] for name in self.data_columns]))
         for path, stripes in partition.pieces:
+            filters = partition.file_filters.get(path, self.filters)
             with ORCFile(path) as f:
-                fields = [(name, resolve_column(f.schema, name)) for name in self.columns]
+                fields = [(name, resolve_column(f.schema, name)) for name in self.data_columns]
                 wall_clocks = any(n.kind == "timestamp" for _, node in fields for n in node.walk())
                 for i in stripes:
                     table = f.read_arrow(
-                        self.columns, filters=self.filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name
+                        self.data_columns, filters=filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name
                     )
+                    if not self.partition_columns:
+                        zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
+                        yield from to_spark_batches(
+                            table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
+                        )
+                        continue
+                    if not fields:  # only partition columns asked for: the rows' count is all the file gives
+                        if table.num_rows:
+                            yield self._with_partitions(pa.RecordBatch.from_pydict({}), table.num_rows, path, target)
+                        continue
                     zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-                    yield from to_spark_batches(
-                        table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
-                    )
+                    for batch in to_spark_batches(
+                        table, fields, stored, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
+                    ):
+                        yield self._with_partitions(batch, batch.num_rows, path, target)
+
+    def _with_partitions(self, batch: pa.RecordBatch, rows: int, path: str, target: pa.Schema) -> pa.RecordBatch:
+        """``batch`` of the stored columns with the file's partition values added, in the order Spark asked."""
+        values = dict(zip((p.name for p in self.partition_columns), self.partition_values[path], strict=True))
+        arrays = [
+            partition_array(self.schema[name], values[name], rows, self.time_zone)
+            if name in values
+            else batch.column(self.data_columns.index(name))
+            for name in self.columns
+        ]
+        return pa.RecordBatch.from_arrays(arrays, schema=target)
 
 
 class OrcjitPushdownReader(OrcjitReader):
     """:class:`OrcjitReader` with filter pushdown (Spark calls ``pushFilters`` before ``partitions``)."""
 
     def pushFilters(self, filters: list[Filter]) -> Iterator[Filter]:
-        """Take the filters orcjit applies exactly; give back the others, for Spark to apply."""
+        """Take the filters orcjit applies exactly; give back the others, for Spark to apply.
+
+        Filters on partition columns are taken (planning decides them per file, from its folder values), except
+        on timestamp partition columns, whose wall clocks orcjit does not compare with Spark's instants.
+        """
         from .filters import translate
 
-        with ORCFile(self.files[0]) as f:
-            accepted, rejected = translate(filters, f.schema, timezone=self.time_zone)
+        stamps = {(p.name,) for p in self.partition_columns if p.kind == "timestamp"}
+        offered = [f for f in filters if not stamps & _references(f)]
+        accepted, rejected = translate(offered, self.tree, timezone=self.time_zone)
         self.filters = accepted or None
-        left = {id(r) for r in rejected}
+        left = {id(r) for r in rejected} | {id(f) for f in filters if stamps & _references(f)}
         return iter([f for f in filters if id(f) in left])
+
+
+def _references(spark_filter: Any) -> set[tuple[str, ...]]:
+    """The column paths a Spark filter names (its ``attribute``, or its children's)."""
+    found: set[tuple[str, ...]] = set()
+    attribute = getattr(spark_filter, "attribute", None)
+    if attribute is not None:
+        found.add(tuple(attribute))
+    for name in ("child", "left", "right"):
+        child = getattr(spark_filter, name, None)
+        if child is not None:
+            found |= _references(child)
+    return found
 
 
 # -- the data source -------------------------------------------------------------------------------------------------
@@ -397,22 +494,22 @@ class OrcjitDataSource(DataSource):
         """``"orcjit"``."""
         return NAME
 
-    def _files(self) -> list[str]:
-        files = getattr(self, "_resolved", None)
-        if files is None:
-            pattern = _option(self.options, "pathGlobFilter") or DEFAULT_GLOB
-            files = resolve_paths(_paths(self.options), pattern)
-            self._resolved = files
-        return files
+    def _found(self) -> FoundFiles:
+        found = getattr(self, "_resolved", None)
+        if found is None:
+            found = find_files(_paths(self.options), _option(self.options, "pathGlobFilter"))
+            self._resolved = found
+        return found
 
     def schema(self) -> StructType:
-        """The Spark schema of the first file (and of every other one), limited to the ``columns`` option."""
-        files = self._files()
-        with ORCFile(files[0]) as f:
+        """The Spark schema of the first file (and of every other one), then the partition columns of the files'
+        ``key=value`` folders as ``spark.read.orc`` types them; limited to the ``columns`` option."""
+        found = self._found()
+        with ORCFile(found.paths[0]) as f:
             try:
-                return spark_schema(f.schema, _columns(self.options))
+                return spark_schema(with_partitions(f.schema, found.partitions), _columns(self.options))
             except ValueError as exc:
-                raise OrcError(f"orcjit: {files[0]}: {exc}") from None
+                raise OrcError(f"orcjit: {found.paths[0]}: {exc}") from None
 
     def reader(self, schema: StructType) -> OrcjitReader:
         """A reader for ``schema``: :class:`OrcjitPushdownReader` when Spark plans to push filters and may do so
@@ -432,7 +529,16 @@ class OrcjitDataSource(DataSource):
                 _log_pushdown_off()
             elif state:
                 cls = OrcjitPushdownReader
-        return cls(self._files(), schema, time_zone=zone, partitions=partitions, bytes_per_partition=per_partition)
+        found = self._found()
+        return cls(
+            found.paths,
+            schema,
+            time_zone=zone,
+            partitions=partitions,
+            bytes_per_partition=per_partition,
+            partition_columns=found.partitions,
+            partition_values=found.values,
+        )
 
 
 def _default_parallelism(spark: Any) -> int | None:

@@ -72,9 +72,9 @@ from ..errors import OrcError
 from ..orcfile import ORCFile
 from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
-from ..types.resolve import resolve_column
+from ..types.resolve import resolve_column, top_level_fields
 from ..types.schema import TypeNode
-from .paths import DEFAULT_GLOB, resolve_paths
+from .paths import carried_array, find_files, with_partitions
 from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone
 
@@ -120,17 +120,21 @@ def _map_threads(func: Callable[[str], Any], items: Sequence[str], max_workers: 
         return list(pool.map(func, items))
 
 
-def stripe_units(paths: PathsArg, *, pattern: str = DEFAULT_GLOB, max_workers: int = DEFAULT_WORKERS) -> pd.DataFrame:
+UNIT_COLUMNS = ("path", "stripe", "rows", "bytes")
+
+
+def stripe_units(paths: PathsArg, *, pattern: str | None = None, max_workers: int = DEFAULT_WORKERS) -> pd.DataFrame:
     """One row per stripe of the ORC files under ``paths``: the units :func:`read_files` reads.
 
     Parameters
     ----------
     paths : str, path-like, or iterable of them
-        Files, directories (listed recursively, keeping names that match ``pattern`` and skipping names that
-        start with ``_`` or ``.``, as Spark does) or glob patterns; local paths, ``file:`` URLs or URLs fsspec
-        knows (see :func:`orcjit.spark.resolve_paths`).
-    pattern : str
-        Names of the files taken from directories (``fnmatch``); ``"*"`` for files without an extension.
+        Files, directories (listed recursively, skipping names that start with ``_`` or ``.`` and empty files,
+        as ``spark.read.orc`` does) or glob patterns; local paths, ``file:`` URLs or URLs fsspec knows (see
+        :func:`orcjit.spark.resolve_paths`). Hive-style ``key=value`` folders give partition columns.
+    pattern : str, optional
+        Names of the files taken from directories and globs (``fnmatch``, Spark's ``pathGlobFilter``); by default
+        every file.
     max_workers : int
         Files whose tails are read at once.
 
@@ -138,43 +142,51 @@ def stripe_units(paths: PathsArg, *, pattern: str = DEFAULT_GLOB, max_workers: i
     -------
     pandas.DataFrame
         Columns ``path`` (as found), ``stripe`` (its number in the file), ``rows`` and ``bytes`` (the stripe's
-        length in the file: indexes, data and footer), all but ``path`` int64. ``spark.createDataFrame`` of it
-        is a DataFrame of ``path: string, stripe: bigint, rows: bigint, bytes: bigint``.
+        length in the file: indexes, data and footer), all but ``path`` int64, then the file's partition values,
+        one column per partition column (Python objects, ``None`` for a null partition), which
+        :func:`read_files` carries into its rows. ``spark.createDataFrame`` of an unpartitioned directory's
+        units is a DataFrame of ``path: string, stripe: bigint, rows: bigint, bytes: bigint``.
 
     Raises
     ------
     FileNotFoundError
         If a path does not exist or no file is found.
     orcjit.OrcError
-        If a file is not ORC or its tail is corrupt.
+        If a file is not ORC or its tail is corrupt, or the files sit under different partition keys.
     """
-    files = resolve_paths(_path_list(paths), pattern)
+    found = find_files(_path_list(paths), pattern)
+    values = found.values_by_path()
 
     def units(path: str) -> list[tuple[str, int, int, int]]:
         with ORCFile(_open_path(path)) as f:
             return [(path, s.index, s.rows, s.length) for s in f.stripes]
 
-    found = [unit for per_file in _map_threads(units, files, max_workers) for unit in per_file]
-    return pd.DataFrame(
+    rows = [unit for per_file in _map_threads(units, found.paths, max_workers) for unit in per_file]
+    frame = pd.DataFrame(
         {
-            "path": pd.Series([u[0] for u in found], dtype=str),  # object in pandas 2, str in pandas 3
-            "stripe": pd.Series([u[1] for u in found], dtype="int64"),
-            "rows": pd.Series([u[2] for u in found], dtype="int64"),
-            "bytes": pd.Series([u[3] for u in found], dtype="int64"),
+            "path": pd.Series([u[0] for u in rows], dtype=str),  # object in pandas 2, str in pandas 3
+            "stripe": pd.Series([u[1] for u in rows], dtype="int64"),
+            "rows": pd.Series([u[2] for u in rows], dtype="int64"),
+            "bytes": pd.Series([u[3] for u in rows], dtype="int64"),
         }
     )
+    for i, column in enumerate(found.partitions):
+        # Python objects, so that a null stays None (not NaN) and Spark infers each value's own type
+        frame[column.name] = pd.Series([values[u[0]][i] for u in rows], dtype=object)
+    return frame
 
 
-def files_schema(paths: PathsArg, columns: Sequence[str] | None = None, *, pattern: str = DEFAULT_GLOB) -> StructType:
-    """The Spark schema of the rows :func:`read_files` gives for ``paths``: that of the first file found.
+def files_schema(paths: PathsArg, columns: Sequence[str] | None = None, *, pattern: str | None = None) -> StructType:
+    """The Spark schema of the rows :func:`read_files` gives for ``paths``: the first file's columns, then the
+    partition columns of the files' ``key=value`` folders, as ``spark.read.orc`` types them.
 
     Parameters
     ----------
     paths : str, path-like, or iterable of them
         As in :func:`stripe_units`; only the first file is opened.
     columns : sequence of str, optional
-        Top-level columns, in the order wanted (as ``read_files(columns=...)``).
-    pattern : str
+        Top-level columns (partition columns too), in the order wanted (as ``read_files(columns=...)``).
+    pattern : str, optional
         As in :func:`stripe_units`.
 
     Returns
@@ -182,10 +194,11 @@ def files_schema(paths: PathsArg, columns: Sequence[str] | None = None, *, patte
     pyspark.sql.types.StructType
         The types ``spark.read.orc`` gives (:func:`orcjit.spark.types.spark_schema`).
     """
-    first = resolve_paths(_path_list(paths), pattern)[0]
+    found = find_files(_path_list(paths), pattern)
+    first = found.paths[0]
     with ORCFile(_open_path(first)) as f:
         try:
-            return spark_schema(f.schema, columns)
+            return spark_schema(with_partitions(f.schema, found.partitions), columns)
         except ValueError as exc:
             raise OrcError(f"{first}: {exc}") from None
 
@@ -207,9 +220,17 @@ def _reader_zone(time_zone: str | None) -> str:
     return check_zone(zone or local_zone())
 
 
+Layout = tuple[list[str], list[tuple[str, TypeNode]], pa.Schema, bool]
+
+
 class _StripeReader:
     """Reads stripes as Spark-layout Arrow batches, keeping the last file open for the next unit of the same
-    file (path/stripe rows of one file usually arrive together)."""
+    file (path/stripe rows of one file usually arrive together).
+
+    Columns the input rows carry besides ``path``, ``stripe``, ``rows`` and ``bytes`` (the partition values
+    :func:`stripe_units` gives) are the file's values of those columns, as folders are in Spark: they win over a
+    column the file stores under the same name.
+    """
 
     def __init__(
         self,
@@ -222,52 +243,92 @@ class _StripeReader:
         self.filters = filters
         self.schema = schema
         self.zone = zone
-        self._path: str | None = None
+        self._key: tuple[str, tuple[str, ...]] | None = None
         self._file: ORCFile | None = None
-        self._layout: tuple[list[tuple[str, TypeNode]], pa.Schema, bool] = ([], pa.schema([]), False)
+        self._layout: Layout = ([], [], pa.schema([]), False)
 
-    def _open(self, path: str) -> ORCFile:
-        if self._file is None or self._path != path:
+    def _open(self, path: str, given: tuple[str, ...]) -> ORCFile:
+        if self._file is None or self._key != (path, given):
             self.close()
             f = ORCFile(_open_path(path))
             try:
-                self._layout = self._plan(path, f)
+                self._layout = self._plan(path, f, given)
             except BaseException:
                 f.close()
                 raise
-            self._file, self._path = f, path
+            self._file, self._key = f, (path, given)
         return self._file
 
-    def _plan(self, path: str, f: ORCFile) -> tuple[list[tuple[str, TypeNode]], pa.Schema, bool]:
-        """The columns to output with their ORC types, their Arrow target, and whether any is an ORC
-        ``timestamp`` (which needs the stripe's writer time zone)."""
+    def _plan(self, path: str, f: ORCFile, given: tuple[str, ...]) -> Layout:
+        """The columns to output, the stored ones with their ORC types, their Arrow target, and whether any is
+        an ORC ``timestamp`` (which needs the stripe's writer time zone)."""
+        if self.columns is not None:
+            names = list(self.columns)
+        elif self.schema is not None:
+            names = self.schema.fieldNames()
+        else:
+            names = [n for n, _ in top_level_fields(f.schema) if n not in given] + list(given)
+        stored = [n for n in names if n not in given]
         try:
-            declared = spark_schema(f.schema, self.columns)
+            declared = spark_schema(f.schema, stored)
         except ValueError as exc:
             raise OrcError(f"{path}: {exc}") from None
-        if self.schema is not None and _types(declared) != _types(self.schema):
-            raise OrcError(
-                f"{path}: its columns {declared.simpleString()} are not the declared "
-                f"{self.schema.simpleString()}: all files must have the schema given to read_files"
-            )
-        fields = [(name, resolve_column(f.schema, name)) for name in declared.fieldNames()]
+        if self.schema is not None:
+            wanted = {field.name: field for field in self.schema.fields}
+            if names != self.schema.fieldNames() or _types(declared) != _types(StructType([wanted[n] for n in stored])):
+                raise OrcError(
+                    f"{path}: its columns {declared.simpleString()} (with {', '.join(given) or 'no'} partition "
+                    f"columns) are not the declared {self.schema.simpleString()}: all files must have the schema "
+                    "given to read_files"
+                )
+        fields = [(name, resolve_column(f.schema, name)) for name in stored]
         wall_clocks = any(n.kind == "timestamp" for _, node in fields for n in node.walk())
-        return fields, arrow_schema(declared), wall_clocks
+        return names, fields, arrow_schema(declared), wall_clocks
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
         self._file = None
-        self._path = None
+        self._key = None
 
-    def batches(self, path: str, stripe: int | None) -> Iterator[pa.RecordBatch]:
-        f = self._open(path)
-        fields, target, wall_clocks = self._layout
-        names = [name for name, _ in fields]
+    def batches(self, path: str, stripe: int | None, given: dict[str, Any]) -> Iterator[pa.RecordBatch]:
+        f = self._open(path, tuple(given))
+        names, fields, target, wall_clocks = self._layout
+        stored = [name for name, _ in fields]
         for i in range(f.nstripes) if stripe is None else [stripe]:
-            table = f.read_arrow(names, filters=self.filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name)
+            table = f.read_arrow(stored, filters=self.filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name)
+            if not given:
+                zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
+                yield from to_spark_batches(
+                    table, fields, target, writer_zone=zone, reader_zone=self.zone, writer=f.writer
+                )
+                continue
+            if not fields:  # only partition columns: the stripe gives the count of its (filtered) rows
+                if table.num_rows:
+                    yield self._joined(names, pa.RecordBatch.from_pydict({}), table.num_rows, stored, given)
+                continue
             zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-            yield from to_spark_batches(table, fields, target, writer_zone=zone, reader_zone=self.zone, writer=f.writer)
+            for batch in to_spark_batches(
+                table, fields, target, writer_zone=zone, reader_zone=self.zone, writer=f.writer
+            ):
+                yield self._joined(names, batch, batch.num_rows, stored, given)
+
+    def _joined(
+        self, names: list[str], batch: pa.RecordBatch, rows: int, stored: list[str], given: dict[str, Any]
+    ) -> pa.RecordBatch:
+        """The stored columns of ``batch`` and the input's values, in the order of ``names``."""
+        arrays = []
+        fields = []
+        for name in names:
+            if name in given:
+                field = self.schema[name] if self.schema is not None else None
+                array = carried_array(field, given[name], rows, self.zone)
+                fields.append(pa.field(name, array.type))
+            else:
+                array = batch.column(stored.index(name))
+                fields.append(batch.schema.field(stored.index(name)))
+            arrays.append(array)
+        return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _types(schema: StructType) -> list[tuple[str, str]]:
@@ -275,18 +336,20 @@ def _types(schema: StructType) -> list[tuple[str, str]]:
     return [(f.name, f.dataType.simpleString()) for f in schema.fields]
 
 
-def _units(frames: Iterator[Any], to_frame: Callable[[Any], pd.DataFrame]) -> Iterator[tuple[str, int | None]]:
-    """``(path, stripe or None)`` for each row of the input batches."""
+def _units(frames: Iterator[Any], to_frame: Callable[[Any], pd.DataFrame]) -> Iterator[tuple[str, int | None, dict]]:
+    """``(path, stripe or None, the row's other values)`` for each row of the input batches."""
     for batch in frames:
         frame = to_frame(batch)
         if "path" not in frame.columns:
             raise OrcError(f"the input DataFrame needs a 'path' column; it has {', '.join(map(str, frame.columns))}")
         paths = frame["path"].tolist()
         stripes = frame["stripe"].tolist() if "stripe" in frame.columns else [None] * len(paths)
-        for path, stripe in zip(paths, stripes, strict=True):
+        others = [str(c) for c in frame.columns if c not in UNIT_COLUMNS]
+        rows = frame[others].to_dict("records") if others else [{} for _ in paths]
+        for path, stripe, row in zip(paths, stripes, rows, strict=True):
             if path is None or pd.isna(path):
                 raise OrcError("the 'path' column holds a null")
-            yield str(path), None if stripe is None or pd.isna(stripe) else int(stripe)
+            yield str(path), None if stripe is None or pd.isna(stripe) else int(stripe), row
 
 
 def _check_batch_rows(batch_rows: int) -> None:
@@ -343,8 +406,8 @@ def read_files(
     def read_orc_files(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         reader = _StripeReader(wanted, filters, schema, zone)
         try:
-            for path, stripe in _units(frames, lambda frame: frame):
-                for batch in reader.batches(path, stripe):
+            for path, stripe, given in _units(frames, lambda frame: frame):
+                for batch in reader.batches(path, stripe, given):
                     for start in range(0, batch.num_rows, batch_rows):
                         yield to_spark_pandas(batch.slice(start, batch_rows))
         finally:
@@ -375,18 +438,14 @@ def read_files_arrow(
     def read_orc_files(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         reader = _StripeReader(wanted, filters, schema, zone)
         try:
-            for path, stripe in _units(batches, lambda batch: batch.select(_unit_columns(batch)).to_pandas()):
-                for batch in reader.batches(path, stripe):
+            for path, stripe, given in _units(batches, lambda batch: batch.to_pandas()):
+                for batch in reader.batches(path, stripe, given):
                     for start in range(0, batch.num_rows, batch_rows):
                         yield batch.slice(start, batch_rows)
         finally:
             reader.close()
 
     return read_orc_files
-
-
-def _unit_columns(batch: pa.RecordBatch) -> list[str]:
-    return [name for name in ("path", "stripe") if name in batch.schema.names] or list(batch.schema.names)
 
 
 # -- Arrow to the pandas Spark accepts -------------------------------------------------------------------------------
