@@ -11,19 +11,12 @@ from typing import Any
 
 import pytest
 
-import orcjit.dataset.partitioning as partitioning
 import orcjit.spark
 import orcjit.spark.datasource as datasource
 from orcjit.spark.datasource import OrcjitDataSource, OrcjitPushdownReader
 from orcjit.spark.helpers import files_schema, read_files, read_files_arrow, stripe_units
 
 from .spark_support import PUSHDOWN, needs_pushdown, register_trusting
-
-# the stub partitioning module types values as bigint or string only; Spark's int and date need the real one
-typed_as_spark = pytest.mark.skipif(
-    not hasattr(partitioning, "PARTITION_KINDS"),
-    reason="orcjit.dataset.partitioning is the stub (bigint/string only) until the partitioning branch lands",
-)
 
 # year: int; city: string with a null partition; day: date; big: bigint (past 32 bits, so the stub agrees)
 TYPED_SQL = """
@@ -88,7 +81,6 @@ def test_partition_columns_as_spark_reads_them(session: Any, plain: Path) -> Non
     assert any(row["city"] is None for row in _rows(ours))  # __HIVE_DEFAULT_PARTITION__
 
 
-@typed_as_spark
 def test_int_string_date_partitions_as_spark_reads_them(session: Any, typed: Path) -> None:
     ours, theirs = _load(session, typed), session.read.orc(str(typed))
     assert ours.schema.simpleString() == theirs.schema.simpleString()
@@ -99,7 +91,6 @@ def test_int_string_date_partitions_as_spark_reads_them(session: Any, typed: Pat
 
 
 @needs_pushdown
-@typed_as_spark
 @pytest.mark.parametrize(
     "condition",
     [
@@ -172,7 +163,6 @@ def test_default_takes_every_file_not_only_orc(session: Any, tmp_path: Path) -> 
     assert [r["id"] for r in _rows(narrowed)] == [5, 6, 7]
 
 
-@typed_as_spark
 def test_helpers_on_a_partitioned_directory(session: Any, typed: Path) -> None:
     units = stripe_units(typed)
     assert list(units.columns) == ["path", "stripe", "rows", "bytes", "year", "city", "day"]
