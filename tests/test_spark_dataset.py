@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql.types import LongType, StructField, StructType
 
 import orcjit.spark
 import orcjit.spark.datasource as datasource
@@ -172,7 +173,10 @@ def test_helpers_on_a_partitioned_directory(session: Any, typed: Path) -> None:
     assert schema.simpleString() == theirs.schema.simpleString()
     frame = session.createDataFrame(units)
     assert _rows(frame.mapInPandas(read_files(schema=schema), schema)) == _rows(theirs)
-    assert _rows(frame.mapInPandas(read_files(), schema)) == _rows(theirs)
+    # without schema=, a partition value keeps its Python type: year is an integer, so bigint (a null partition
+    # has no type at all: PySpark 4.0 then refuses batches of two types, so city is left out here)
+    loose = StructType([StructField("id", LongType()), StructField("year", LongType())])
+    assert _rows(frame.mapInPandas(read_files(["id", "year"]), loose)) == _rows(theirs.select("id", "year"))
     assert _rows(frame.mapInArrow(read_files_arrow(schema=schema), schema)) == _rows(theirs)
     picked = files_schema(typed, ["id", "year"])
     assert picked.simpleString() == "struct<id:bigint,year:int>"

@@ -379,7 +379,10 @@ def read_files(
         groups that cannot match are skipped, the other rows filtered.
     schema : pyspark.sql.types.StructType, optional
         The schema given to ``mapInPandas``; if given, each file's columns are checked against it (names and
-        types) and a file that differs fails with its path, instead of Spark's conversion error.
+        types) and a file that differs fails with its path, instead of Spark's conversion error. Partition values
+        the input rows carry are given the declared types; without ``schema`` they keep their Python types
+        (integers as bigint; a null partition has none), which PySpark 4.0 refuses for an ``int`` partition column
+        or a partition column with nulls (later versions cast).
     time_zone : str, optional
         The zone ORC ``timestamp`` wall clocks are read in; default the driver JVM's default time zone, as
         ``spark.read.orc`` (the executors' JVMs are assumed to share it).
