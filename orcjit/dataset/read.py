@@ -55,10 +55,10 @@ def _file_options(options: ReadOptions, plan: FilePlan, threads: int) -> ReadOpt
     )
 
 
-def _scan(dataset: DatasetMeta, plan: FilePlan, options: ReadOptions, stripes: Sequence[int] | None = None) -> Scanned:
+def _scan(dataset: DatasetMeta, plan: FilePlan, options: ReadOptions) -> Scanned:
     with dataset.opened(plan.index) as meta:
         file_plan = plan_read(meta, options.columns, options.filters, options.encrypted)
-        return scan_stripes(meta, file_plan, range(len(meta.stripes)) if stripes is None else stripes, options)
+        return scan_stripes(meta, file_plan, range(len(meta.stripes)), options)
 
 
 def _each_file(
@@ -198,13 +198,15 @@ def iter_dataset(dataset: DatasetMeta, options: ReadOptions) -> Iterator[pd.Data
                     bar.advance(stripes)
                 continue
             file_options = _file_options(options, plan, workers)
-            for stripe in range(stripes):
-                scanned = _scan(dataset, plan, file_options, [stripe])
-                if bar is not None:
-                    bar.advance()
-                frame = _frame(dataset, output, [(plan.index, scanned)], options)
-                if plan.filters is None or len(frame):
-                    yield frame
+            with dataset.opened(plan.index) as meta:  # open once, however many stripes
+                file_plan = plan_read(meta, file_options.columns, file_options.filters, file_options.encrypted)
+                for stripe in range(stripes):
+                    scanned = scan_stripes(meta, file_plan, [stripe], file_options)
+                    if bar is not None:
+                        bar.advance()
+                    frame = _frame(dataset, output, [(plan.index, scanned)], options)
+                    if plan.filters is None or len(frame):
+                        yield frame
     finally:
         if bar is not None:
             bar.close()
