@@ -404,3 +404,51 @@ def test_close_while_threads_read(cases: list[Case], kind: str) -> None:
     read still used it, that read could get the other file's bytes."""
     for _ in range(ROUNDS):
         close_under_readers(cases[0], kind, cases[2].path)
+
+
+def test_a_forked_child_reads_on_threads_of_its_own(tmp_path: Path) -> None:
+    """Decoding threads are started once per process and shared by reads; a child forked after the parent's
+    threaded reads starts its own (a pool copied over a fork has no threads, and would never run a task)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    path = write_pyarrow(tmp_path / "big.orc", all_types_table(200_000, seed=3), stripe_size=256 * 1024)
+    code = textwrap.dedent(
+        f"""
+        import multiprocessing, orcjit
+        from orcjit.reading import scan
+        expected = orcjit.read_orc({str(path)!r})
+        assert scan._POOLS, "the parent's read used the shared pool"
+        def child(_):
+            return orcjit.read_orc({str(path)!r}).equals(expected)
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            print(pool.map(child, [0, 1]))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[True, True]"
+
+
+def test_small_reads_decode_on_the_calling_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read of a few thousand values starts no thread (handing its tasks over costs more than decoding them);
+    a large one uses the pool. Both give what pyarrow gives."""
+    from orcjit.reading import scan
+
+    submitted: list[int] = []
+    real = scan._pool
+
+    def counting(workers: int) -> Any:
+        submitted.append(workers)
+        return real(workers)
+
+    monkeypatch.setattr(scan, "_pool", counting)
+    small = write_pyarrow(tmp_path / "small.orc", all_types_table(1000, seed=4))
+    got = orcjit.read_orc(small, max_workers=4)
+    assert submitted == []
+    assert got.equals(pd.read_orc(small))
+    large = write_pyarrow(tmp_path / "large.orc", all_types_table(100_000, seed=5), stripe_size=64 * 1024)
+    got = orcjit.read_orc(large, max_workers=4)
+    assert submitted and set(submitted) == {4}
+    assert got.equals(pd.read_orc(large))

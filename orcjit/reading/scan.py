@@ -8,8 +8,10 @@ streams of at most one task per worker. :func:`decode_run` is the one way anythi
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -31,6 +33,21 @@ from .options import ReadOptions
 from .plan import ReadPlan, Run, stripe_runs
 
 __all__ = ["Scanned", "allocate_outputs", "decode_run", "field_groups", "run_tasks", "scan_runs", "scan_stripes"]
+
+# reads of fewer values than this (rows times top-level columns) decode on the calling thread
+SMALL_READ_VALUES = 1 << 16
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _forget_pools() -> None:
+    # a forked child has none of the parent's threads: a pool copied into it would never run a task
+    global _POOLS_LOCK
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -93,6 +110,8 @@ def scan_runs(
         if bar is not None:
             bar.advance(len({r.stripe.index for r in runs}))
         return got
+    if total * len(decode.fields) < SMALL_READ_VALUES:
+        workers = 1  # handing tasks to threads would cost more than decoding them here
     outputs = allocate_outputs(output.fields, total, runs, meta.name)
     root = meta.schema.column_id
     groups = [
@@ -220,14 +239,26 @@ def field_groups(fields: Sequence[TypeNode], runs: int, workers: int) -> list[li
     return [[f] for f in fields]
 
 
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """The process's pool of ``workers`` decoding threads, started once: starting threads for every read cost
+    more than a small read itself. Its tasks never wait on other tasks, so reads may share it."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="orcjit")
+        return pool
+
+
 def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], workers: int) -> list[R]:
     """``[fn(t) for t in tasks]``, on ``workers`` threads when there is more than one task; the first error
-    cancels the tasks not started yet and is raised."""
+    cancels the tasks not started yet and is raised once those started have finished."""
     if workers <= 1 or len(tasks) <= 1:
         return [fn(t) for t in tasks]
-    pool = ThreadPoolExecutor(max_workers=min(workers, len(tasks)), thread_name_prefix="orcjit")
+    futures = [_pool(workers).submit(fn, t) for t in tasks]
     try:
-        futures = [pool.submit(fn, t) for t in tasks]
         return [f.result() for f in futures]
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        wait(futures)  # no task of this read may still be writing into its buffers once it has failed
+        raise
