@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -44,3 +46,19 @@ def register_trusting(spark: Any) -> type:
     )
     spark.dataSource.register(trusting)
     return trusting
+
+
+@contextmanager
+def pushdown_taken(spark: Any) -> Iterator[Any]:
+    """``spark`` with Python filter pushdown on and ``orcjit`` registered to take filters (see
+    :func:`register_trusting`: a fresh DataFrame per query); the setting restored on leaving."""
+    before = spark.conf.get(PUSHDOWN, None)
+    spark.conf.set(PUSHDOWN, "true")
+    register_trusting(spark)
+    try:
+        yield spark
+    finally:
+        if before is None:
+            spark.conf.unset(PUSHDOWN)
+        else:
+            spark.conf.set(PUSHDOWN, before)

@@ -17,7 +17,7 @@ import orcjit.spark.datasource as datasource
 from orcjit.spark.datasource import OrcjitDataSource, OrcjitPushdownReader
 from orcjit.spark.helpers import files_schema, read_files, read_files_arrow, stripe_units
 
-from .spark_support import PUSHDOWN, needs_pushdown, register_trusting
+from .spark_support import needs_pushdown, pushdown_taken
 
 # year: int; city: string with a null partition; day: date; big: bigint (past 32 bits, so the stub agrees)
 TYPED_SQL = """
@@ -41,16 +41,8 @@ def _rows(df: Any) -> list[Any]:
 def session(spark: Any) -> Iterator[Any]:
     """The session with pushdown on and ``orcjit`` taking filters (a fresh DataFrame per query, see
     :func:`tests.spark_support.register_trusting`)."""
-    before = spark.conf.get(PUSHDOWN, None)
-    spark.conf.set(PUSHDOWN, "true")
-    register_trusting(spark)
-    try:
+    with pushdown_taken(spark):
         yield spark
-    finally:
-        if before is None:
-            spark.conf.unset(PUSHDOWN)
-        else:
-            spark.conf.set(PUSHDOWN, before)
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ import pytest
 
 from orcjit.spark.datasource import REUSED_READ_MESSAGE, reuses_planned_reads
 
-from .spark_support import PUSHDOWN, can_push, needs_pushdown, register_trusting
+from .spark_support import PUSHDOWN, can_push, needs_pushdown, pushdown_taken, register_trusting
 
 SPARK_PANDAS_WARNING = "ignore:PySpark does not yet fully support pandas:FutureWarning"
 pytestmark = pytest.mark.filterwarnings(SPARK_PANDAS_WARNING)
@@ -69,16 +69,8 @@ COLUMNS = """
 def pushdown(spark: Any) -> Iterator[Any]:
     """The session with Python filter pushdown on and ``orcjit`` registered to take filters (as on a Spark that
     keeps each planned read in its scan); the setting restored after."""
-    before = spark.conf.get(PUSHDOWN, None)
-    spark.conf.set(PUSHDOWN, "true")
-    register_trusting(spark)
-    try:
+    with pushdown_taken(spark):
         yield spark
-    finally:
-        if before is None:
-            spark.conf.unset(PUSHDOWN)
-        else:
-            spark.conf.set(PUSHDOWN, before)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from .._extras import require
@@ -119,51 +119,52 @@ def _convert_format(args: argparse.Namespace) -> str:
 
 
 def _write_parquet(orc: ORCFile, path: str, columns: Sequence[str] | None, filters: Any, encrypted: str) -> int:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    writer = None
-    rows = 0
-    try:
-        # a stripe at a time, each one Parquet row group: memory stays that of one stripe
-        for i in range(max(orc.nstripes, 1)):
-            table = orc.read_arrow(columns, filters=filters, stripes=[i] if orc.nstripes else None, encrypted=encrypted)
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
-            if table.num_rows:
-                writer.write_table(table)
-                rows += table.num_rows
-    except (pa.ArrowException, NotImplementedError) as e:
-        raise OrcError(f"{orc.source.name}: cannot write as Parquet: {e}") from None
-    finally:
-        if writer is not None:
-            writer.close()
-    return rows
+    # a stripe at a time, each one Parquet row group: memory stays that of one stripe
+    tables = (
+        orc.read_arrow(columns, filters=filters, stripes=[i] if orc.nstripes else None, encrypted=encrypted)
+        for i in range(max(orc.nstripes, 1))
+    )
+    return _write_tables(tables, path, orc.source.name, lambda: None)
 
 
 def _write_dataset_parquet(
     dataset: ORCDataset, path: str, columns: Sequence[str] | None, filters: Any, encrypted: str
 ) -> int:
     import pyarrow as pa
+
+    # a stripe at a time, as for one file; pyarrow-backed frames hold the Arrow arrays read_arrow would give,
+    # every batch already brought to the dataset's schema, so the writer's schema fits them all
+    tables = (
+        pa.table({name: pa.array(frame[name].array) for name in frame.columns})
+        for frame in dataset.iter_batches(columns, filters=filters, dtype_backend="pyarrow", encrypted=encrypted)
+    )
+    # no stripe read: the empty table still carries the dataset's columns and types
+    return _write_tables(
+        tables, path, "the dataset", lambda: dataset.read_arrow(columns, filters=filters, encrypted=encrypted)
+    )
+
+
+def _write_tables(tables: Iterable[Any], path: str, name: str, empty: Callable[[], Any]) -> int:
+    """Write ``tables`` as the row groups of one Parquet file (``empty()``: the table whose schema a file gets when
+    there are none); the rows written."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     writer = None
     rows = 0
     try:
-        # a stripe at a time, as for one file; pyarrow-backed frames hold the Arrow arrays read_arrow would give,
-        # every batch already brought to the dataset's schema, so the writer's schema fits them all
-        for frame in dataset.iter_batches(columns, filters=filters, dtype_backend="pyarrow", encrypted=encrypted):
-            table = pa.table({name: pa.array(frame[name].array) for name in frame.columns})
+        for table in tables:
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema)
             if table.num_rows:
                 writer.write_table(table)
                 rows += table.num_rows
-        if writer is None:  # no stripe read: the empty table still carries the dataset's columns and types
-            table = dataset.read_arrow(columns, filters=filters, encrypted=encrypted)
-            writer = pq.ParquetWriter(path, table.schema)
+        if writer is None:
+            table = empty()
+            if table is not None:
+                writer = pq.ParquetWriter(path, table.schema)
     except (pa.ArrowException, NotImplementedError) as e:
-        raise OrcError(f"cannot write the dataset as Parquet: {e}") from None
+        raise OrcError(f"{name}: cannot write as Parquet: {e}") from None
     finally:
         if writer is not None:
             writer.close()
