@@ -1,6 +1,7 @@
 """Reading a directory of ORC files: orcjit against pyarrow.dataset and Spark, in one run.
 
-The dataset is laid out as Spark writes one (``year=/city=`` folders of part files, ``_SUCCESS``, ``.crc`` files):
+The dataset is laid out as Spark writes one (``year=/city=`` folders of part files and ``_SUCCESS``; no ``.crc``
+files, which Hadoop's local filesystem would check):
 ``--files`` part files of ``--rows`` rows each (ids increasing over the files, a double, a string of 1,000
 distinct values), written by pyarrow with dictionary strings (``dictionary_key_size_threshold=1``) and zstd, row
 groups of 10,000 rows. Reads, each the best of ``--repeat`` in a warm process (the first call's compiling is
@@ -60,7 +61,6 @@ def write_dataset(root: Path, files: int, rows: int) -> None:
         pa_orc.write_table(
             table, str(path), compression="zstd", row_index_stride=10_000, dictionary_key_size_threshold=1.0
         )
-        (folder / f".{path.name}.crc").write_bytes(b"crc")
     (root / "_SUCCESS").write_bytes(b"")
 
 
