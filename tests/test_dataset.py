@@ -324,3 +324,38 @@ def test_progress_over_files_and_stripes(hive: Path, capsys: pytest.CaptureFixtu
     assert len(got) == 3600
     err = capsys.readouterr().err
     assert "18 files" in err and f"{sum(len(m.stripes) for m in ds.meta.metas)}/" in err
+
+
+def test_remote_tails_are_fetched_concurrently(hive: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A remote tail costs a round trip: many are in flight at once. Local tails cost parsing, which holds the
+    GIL, so they are read one after another."""
+    import threading
+    import time
+
+    fsspec = pytest.importorskip("fsspec")
+    from orcjit.dataset import files
+
+    real = files.open_file
+    state = {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    def slow(path: Any, filesystem: Any = None) -> Any:
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.05)  # a round trip to remote storage
+        try:
+            return real(path, filesystem)
+        finally:
+            with lock:
+                state["now"] -= 1
+
+    monkeypatch.setattr(files, "open_file", slow)
+    fs = fsspec.filesystem("memory")
+    local = ORCDataset(hive)
+    assert state["most"] == 1
+    for path in local.files[:12]:
+        fs.pipe(f"/tails/{os.path.relpath(path, hive)}", Path(path).read_bytes())
+    state["most"] = 0
+    remote = ORCDataset("memory://tails/")
+    assert len(remote.files) == 12 and state["most"] > 4
