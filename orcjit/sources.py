@@ -206,8 +206,10 @@ class FileObjectSource(ByteSource):
                     chunks.append(bytes(chunk))
                     got += len(chunk)
             except ValueError as exc:
-                # the caller owns the file object and may close it while a read runs ("I/O operation on closed file")
-                raise OrcError(f"{self.name}: reading bytes [{offset}, {offset + length}) failed: {exc}") from None
+                # the caller owns the file object and may close it while a read runs: CPython then says "I/O
+                # operation on closed file", or, caught mid-close, something about a NULL buffer
+                why = "the file object was closed" if getattr(self._file, "closed", False) else str(exc)
+                raise OrcError(f"{self.name}: reading bytes [{offset}, {offset + length}) failed: {why}") from None
         return b"".join(chunks)
 
 
