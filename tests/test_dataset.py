@@ -359,3 +359,13 @@ def test_remote_tails_are_fetched_concurrently(hive: Path, monkeypatch: pytest.M
     state["most"] = 0
     remote = ORCDataset("memory://tails/")
     assert len(remote.files) == 12 and state["most"] > 4
+
+
+def test_wrong_columns_are_orc_errors(hive: Path) -> None:
+    ds = ORCDataset(hive)
+    for bad, message in (("id", "a list of column names"), ([True], "names or indices"), (["nope"], "nope")):
+        with pytest.raises(OrcError, match=message):
+            ds.read(bad)
+        with pytest.raises(OrcError, match=message):
+            ds.explain([("year", "==", 2022)], bad)
+    assert list(ds.read([4, "id"]).columns) == ["id", "city"]  # positions too; the dataset's order, as pandas

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decode.vector import ColumnVector
-from ..errors import OrcError
 from ..pushdown.filters import NULL_OPS, SET_OPS, Filters, Predicate
 from ..pushdown.rows import predicate_mask
 from ..reading.scan import Scanned
 from ..types.kinds import KINDS
-from ..types.resolve import ROOT_COLUMN_NAME, resolve_column
+from ..types.resolve import ROOT_COLUMN_NAME, resolve_column, select_columns
 from ..types.schema import TypeNode
 from .columns import constant_vector, null_vector
 from .files import DatasetMeta
@@ -131,8 +130,7 @@ def resolve_nodes(schema: TypeNode, columns: Any) -> list[TypeNode] | None:
     """
     if columns is None:
         return None
-    if isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__"):
-        raise OrcError(f"columns must be a list of column names, got {type(columns).__name__}")
+    select_columns(schema, columns)  # the one check of what columns= may hold
     return [resolve_column(schema, c) for c in columns]
 
 
