@@ -1,8 +1,17 @@
-"""The standard speed-benchmark dataset: 10 columns of the common ORC types, one file per codec.
+"""The standard speed-benchmark dataset: 10 columns of the common ORC types, one file per codec and writer.
 
-Files are written by pyarrow (ORC C++) into the gitignored ``benchmarks/data/`` once and reused: building the
-10M-row table takes a few seconds, writing each codec 10-30 s. Every column is generated vectorised, so the
-generator costs little next to the writer.
+Files are written into the gitignored ``benchmarks/data/`` once and reused, by one of :data:`WRITERS`:
+
+- ``pyarrow``: ORC C++ through ``pyarrow.orc.write_table``, with ORC Java's dictionary threshold (0.8) so that
+  the category strings are dictionary-encoded as every other writer does it by default (pyarrow's own default
+  never uses dictionaries);
+- ``spark``: ORC Java, the writer of Spark and Hive, driven by a local Spark session with its defaults
+  (dictionary strings below the 0.8 threshold, 64 MiB stripes, row index stride 10,000), from the pyarrow
+  file's values, so both writers hold the same rows.
+
+``one_stripe=True`` asks either writer for a stripe large enough to hold the whole file. Building the 10M-row
+table takes a few seconds, writing each file 10-60 s. Every column is generated vectorised, so the generator
+costs little next to the writers.
 """
 
 from __future__ import annotations
@@ -48,7 +57,13 @@ TYPES = {
 # the columns whose decoding is pure integer / float / boolean work: compared with decompression alone
 NUMERIC = ("random_int", "seq_int", "small_int", "float", "flag")
 STRIPE_SIZE = 64 * 1024 * 1024
+ONE_STRIPE_SIZE = 1 << 30  # larger than any file the benchmarks write
 SMALL_ROWS = 10_000
+WRITERS = ("pyarrow", "spark")
+WRITER_LABELS = {
+    "pyarrow": "pyarrow (ORC C++), dictionary_key_size_threshold=0.8",
+    "spark": "Spark (ORC Java 2.3 defaults)",
+}
 SEED = 20260707
 
 
@@ -84,34 +99,89 @@ def table(rows: int):  # type: ignore[no-untyped-def]
     )
 
 
-def path_for(rows: int, codec: str, data_dir: Path = DATA_DIR) -> Path:
-    """Where the file of ``rows`` rows in ``codec`` lives (whether or not it exists yet)."""
-    return Path(data_dir) / f"speed-{rows}-{codec}.orc"
+def path_for(
+    rows: int, codec: str, data_dir: Path = DATA_DIR, writer: str = "pyarrow", one_stripe: bool = False
+) -> Path:
+    """Where the file of ``rows`` rows in ``codec`` by ``writer`` lives (whether or not it exists yet)."""
+    name = f"speed-{rows}-{codec}" if writer == "pyarrow" else f"speed-{writer}-{rows}-{codec}"
+    return Path(data_dir) / f"{name}{'-one-stripe' if one_stripe else ''}.orc"
 
 
-def files(rows: int, codecs: tuple[str, ...] | list[str], data_dir: Path = DATA_DIR) -> dict[str, Path]:
-    """The dataset in each of ``codecs``, writing the files that are missing.
+def files(
+    rows: int,
+    codecs: tuple[str, ...] | list[str],
+    data_dir: Path = DATA_DIR,
+    writer: str = "pyarrow",
+    one_stripe: bool = False,
+) -> dict[str, Path]:
+    """The dataset in each of ``codecs`` written by ``writer``, writing the files that are missing.
 
     A file is written under a temporary name and renamed, so an interrupted run leaves no half-written file
     for the next run to trust.
     """
-    import pyarrow.orc as po
-
-    out = {codec: path_for(rows, codec, data_dir) for codec in codecs}
+    if writer not in WRITERS:
+        raise ValueError(f"unknown writer {writer!r}; expected one of {', '.join(WRITERS)}")
+    out = {codec: path_for(rows, codec, data_dir, writer, one_stripe) for codec in codecs}
     missing = [codec for codec, path in out.items() if not path.exists()]
     if missing:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
-        data = table(rows)
-        for codec in missing:
-            print(f"writing {out[codec].name}", flush=True)
-            partial = out[codec].with_suffix(".orc.partial")
-            po.write_table(
-                data,
-                str(partial),
-                compression=_PYARROW_CODEC.get(codec, codec),
-                stripe_size=STRIPE_SIZE,
-                compression_strategy=_STRATEGY.get(codec, "speed"),
-                dictionary_key_size_threshold=0.8,  # ORC Java's default: unique keys direct, categories dictionary
-            )
-            partial.rename(out[codec])
+        if writer == "pyarrow":
+            _write_pyarrow(rows, {codec: out[codec] for codec in missing}, one_stripe)
+        else:
+            written = [path_for(rows, c, data_dir) for c in CODECS if path_for(rows, c, data_dir).exists()]
+            source = written[0] if written else files(rows, ["zstd"], data_dir)["zstd"]
+            _write_spark(source, {codec: out[codec] for codec in missing}, one_stripe)
     return out
+
+
+def _write_pyarrow(rows: int, targets: dict[str, Path], one_stripe: bool) -> None:
+    import pyarrow.orc as po
+
+    data = table(rows)
+    for codec, path in targets.items():
+        print(f"writing {path.name}", flush=True)
+        partial = path.with_suffix(".orc.partial")
+        po.write_table(
+            data,
+            str(partial),
+            compression=_PYARROW_CODEC.get(codec, codec),
+            stripe_size=ONE_STRIPE_SIZE if one_stripe else STRIPE_SIZE,
+            compression_strategy=_STRATEGY.get(codec, "speed"),
+            dictionary_key_size_threshold=0.8,  # ORC Java's default: unique keys direct, categories dictionary
+        )
+        partial.rename(path)
+
+
+def _write_spark(source: Path, targets: dict[str, Path], one_stripe: bool) -> None:
+    """Rewrite ``source`` (the pyarrow file) with Spark's ORC writer, one file per codec."""
+    import shutil
+
+    from pyspark.sql import SparkSession
+
+    ours = SparkSession.getActiveSession() is None  # a session of the caller's is left running
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .appName("orcjit-benchmark-writer")
+        .config("spark.driver.memory", "4g")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    try:
+        frame = spark.read.orc(str(source))
+        for codec, path in targets.items():
+            print(f"writing {path.name} with Spark", flush=True)
+            staging = path.with_suffix(".spark")
+            shutil.rmtree(staging, ignore_errors=True)
+            writer = frame.coalesce(1).write.option("compression", codec)
+            if one_stripe:
+                writer = writer.option("orc.stripe.size", str(ONE_STRIPE_SIZE))
+            writer.orc(str(staging))
+            (part,) = staging.glob("part-*.orc")
+            part.rename(path)
+            shutil.rmtree(staging)
+    finally:
+        if ours:
+            spark.stop()

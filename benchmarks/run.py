@@ -7,15 +7,19 @@ Run from the repository root::
     python benchmarks/run.py --rows 200000 --codecs zstd --no-write
 
 It generates the standard dataset once (``benchmarks/dataset.py``: 10 columns of the common types, one file per
-codec, in the gitignored ``benchmarks/data/``), then measures in one run:
+codec and writer, in the gitignored ``benchmarks/data/``): written by pyarrow (ORC C++, with dictionary strings)
+in every codec asked for, and by Spark (ORC Java's defaults) in the codecs of ``--spark-codecs``. Then it
+measures in one run:
 
-- every reader on the whole file and on each column alone, per codec (median of ``--repeats`` after a warm-up,
-  in this process, with the file in the page cache; slow readers get fewer runs, marked in the tables);
+- every reader on the whole file and on each column alone, per writer and codec (median of ``--repeats`` after a
+  warm-up, in this process, with the file in the page cache; slow readers get fewer runs, marked in the tables);
 - the numeric columns against decompressing their streams alone on one thread (``benchmarks/decompress.py``);
+- each column of a file of ``--one-stripe-rows`` rows in a single stripe, per writer (``onestripe``);
+- a file of ``--small-rows`` rows, the unit of work of a per-file read in Spark's ``mapInPandas`` (``small``);
 - peak memory of each reader in a fresh process (``benchmarks/memory.py``);
 - the first call of a new process, with an empty and a warm Numba cache (``benchmarks/firstcall.py``);
 
-and checks each target of issue 7 against the measured ratios (``benchmarks/speed_report.py``).
+and checks each target of issues 7 and 21 against the measured ratios (``benchmarks/speed_report.py``).
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ import pyarrow.orc as po  # noqa: E402
 import orcjit  # noqa: E402
 from benchmarks import dataset, decompress, firstcall, memory, speed_report  # noqa: E402
 
-PARTS = ("whole", "columns", "numeric", "memory", "firstcall")
+PARTS = ("whole", "columns", "numeric", "onestripe", "small", "memory", "firstcall")
+# the readers timed on the one-stripe and the small files: pyorc's per-row tuples would only measure Python
+QUICK_READERS = ("orcjit", "orcjit_arrow", "read_table", "to_pandas", "pandas")
 # pyorc builds a Python tuple per row: even a sample takes seconds, and its time varies little from run to run
 PYORC_REPEATS = 3
 # orcjit.read_orc takes use_threads once the parallel reader lands; until then there is one orcjit row
@@ -132,23 +138,57 @@ def _show(codec: str, what: str, key: str, timing: Timing) -> None:
 
 def bench_codec(codec: str, path: Path, chosen: list[Reader], args: argparse.Namespace) -> dict[str, Any]:
     """Every timing of one codec's file."""
-    out: dict[str, Any] = {"file_bytes": path.stat().st_size}
+    out: dict[str, Any] = {"file_bytes": path.stat().st_size, "stripes": orcjit.ORCFile(path).nstripes}
     p = str(path)
     if "whole" in args.only:
         out["whole"] = {}
         for reader in chosen:
             out["whole"][reader.key] = timing = time_reader(reader, p, None, args)
             _show(codec, "whole file", reader.key, timing)
+        # the decimal column costs CPython's Decimal objects in every reader: the file without it, as issue 21 asks
+        out["whole_no_decimal"] = {}
+        no_decimal = [c for c in dataset.COLUMNS if dataset.TYPES[c] != "decimal(38,6)"]
+        for reader in chosen:
+            if reader.key in ("orcjit", "pandas"):
+                out["whole_no_decimal"][reader.key] = timing = time_reader(reader, p, no_decimal, args)
+                _show(codec, "no decimal", reader.key, timing)
     if "columns" in args.only:
-        out["columns"] = {}
-        for column in args.columns:
-            out["columns"][column] = cells = {}
-            for reader in chosen:
-                if reader.per_column:
-                    cells[reader.key] = timing = time_reader(reader, p, [column], args)
-                    _show(codec, column, reader.key, timing)
+        out["columns"] = bench_columns(codec, p, chosen, args)
     if "numeric" in args.only:
         out["numeric"] = bench_numeric(codec, p, chosen, args, out.get("whole", {}))
+    return out
+
+
+def bench_columns(codec: str, path: str, chosen: list[Reader], args: argparse.Namespace) -> dict[str, Any]:
+    """Each of ``args.columns`` alone, by every reader that reads single columns."""
+    out: dict[str, Any] = {}
+    for column in args.columns:
+        out[column] = cells = {}
+        for reader in chosen:
+            if reader.per_column:
+                cells[reader.key] = timing = time_reader(reader, path, [column], args)
+                _show(codec, column, reader.key, timing)
+    return out
+
+
+def bench_one_stripe(path: Path, chosen: list[Reader], args: argparse.Namespace) -> dict[str, Any]:
+    """The whole one-stripe file and each column alone, by the quick readers."""
+    quick = [r for r in chosen if r.key in QUICK_READERS]
+    out: dict[str, Any] = {"file_bytes": path.stat().st_size, "stripes": orcjit.ORCFile(path).nstripes, "whole": {}}
+    for reader in quick:
+        out["whole"][reader.key] = timing = time_reader(reader, str(path), None, args)
+        _show("1 stripe", "whole file", reader.key, timing)
+    out["columns"] = bench_columns("1 stripe", str(path), quick, args)
+    return out
+
+
+def bench_small(path: Path, chosen: list[Reader], args: argparse.Namespace) -> dict[str, Timing]:
+    """The whole small file, many times: the per-call cost of each quick reader."""
+    out = {}
+    for reader in chosen:
+        if reader.key in QUICK_READERS:
+            out[reader.key] = timing = measure(lambda r=reader: r.read(str(path), None), args.small_repeats, 60.0)
+            _show("small", "whole file", reader.key, timing)
     return out
 
 
@@ -198,11 +238,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--budget", type=float, default=10.0, help="seconds of timed runs per measurement before runs are cut"
     )
     parser.add_argument("--pyorc-rows", type=int, default=250_000, help="rows pyorc reads; its time is scaled")
+    parser.add_argument("--writers", default=",".join(dataset.WRITERS), help="comma-separated, from: %(default)s")
+    parser.add_argument(
+        "--spark-codecs", default="zstd", help="the codecs of --codecs Spark also writes (default: %(default)s)"
+    )
+    parser.add_argument("--one-stripe-rows", type=int, default=1_000_000, help="rows of the one-stripe file")
+    parser.add_argument("--small-rows", type=int, default=1_000, help="rows of the small file")
+    parser.add_argument("--small-repeats", type=int, default=200, help="runs per median on the small file")
     parser.add_argument("--data-dir", type=Path, default=dataset.DATA_DIR)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md and speed.png alone")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     args.codecs = _choices(args.codecs, dataset.CODECS, "codec")
+    args.writers = _choices(args.writers, dataset.WRITERS, "writer")
+    args.spark_codecs = _choices(args.spark_codecs, dataset.CODECS, "codec")
     args.columns = _choices(args.columns, tuple(dataset.COLUMNS), "column")
     args.only = _choices(args.only, PARTS, "part")
     return args
@@ -216,6 +265,14 @@ def _choices(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return chosen
 
 
+def writer_codecs(args: argparse.Namespace, writer: str) -> list[str]:
+    """The codecs ``writer``'s files are measured in: all of ``--codecs`` for pyarrow, those also in
+    ``--spark-codecs`` for Spark (each costs a Spark job to write and a full round of timings)."""
+    if writer == "spark":
+        return [c for c in args.codecs if c in args.spark_codecs]
+    return list(args.codecs)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Every measurement ``args`` asks for, as the nested dict :mod:`benchmarks.speed_report` formats."""
     chosen = readers(min(args.pyorc_rows, args.rows))
@@ -223,21 +280,44 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         keys = _choices(args.readers, tuple(r.key for r in chosen), "reader")
         chosen = [r for r in chosen if r.key in keys]
     started = time.perf_counter()
-    files = dataset.files(args.rows, args.codecs, args.data_dir)
+    codecs = {w: writer_codecs(args, w) for w in args.writers}
+    primary = speed_report.primary_codec(args.codecs)
+    # every file is written before anything is timed: a Spark job writing would share the cores with the timings
+    files = {w: dataset.files(args.rows, codecs[w], args.data_dir, w) for w in args.writers}
+    one_stripe = {
+        w: dataset.files(args.one_stripe_rows, [primary], args.data_dir, w, one_stripe=True)[primary]
+        for w in args.writers
+        if "onestripe" in args.only
+    }
+    small_files = {
+        w: dataset.files(args.small_rows, [primary], args.data_dir, w)[primary]
+        for w in args.writers
+        if "small" in args.only
+    }
     small = dataset.files(dataset.SMALL_ROWS, args.codecs, args.data_dir)
     for codec in args.codecs:  # load or compile every kernel before anything is timed
         for reader in chosen:
             if reader.key != "pyorc":
                 reader.read(str(small[codec]), None)
 
-    results: dict[str, Any] = {"codecs": {}, "readers": {r.key: r.label for r in chosen}}
-    for codec in args.codecs:
-        results["codecs"][codec] = bench_codec(codec, files[codec], chosen, args)
-    primary = speed_report.primary_codec(args.codecs)
+    results: dict[str, Any] = {"readers": {r.key: r.label for r in chosen}, "writers": {}}
+    for writer in args.writers:
+        results["writers"][writer] = {"codecs": {}}
+        for codec in codecs[writer]:
+            print(f"-- {writer}, {codec}", flush=True)
+            results["writers"][writer]["codecs"][codec] = bench_codec(codec, files[writer][codec], chosen, args)
+    for writer, path in one_stripe.items():
+        print(f"-- {writer}, {args.one_stripe_rows:,} rows in one stripe", flush=True)
+        results.setdefault("onestripe", {})[writer] = bench_one_stripe(path, chosen, args)
+    for writer, path in small_files.items():
+        print(f"-- {writer}, {args.small_rows:,} rows", flush=True)
+        results.setdefault("small", {})[writer] = bench_small(path, chosen, args)
     if "memory" in args.only:
+        # on the first writer's file in the primary codec
+        main_file = dataset.files(args.rows, [primary], args.data_dir, args.writers[0])[primary]
         results["memory"] = {}
         for key in memory.READERS:
-            results["memory"][key] = found = memory.peak_memory(key, files[primary], small[primary])
+            results["memory"][key] = found = memory.peak_memory(key, main_file, small[primary])
             ratio = found["peak_growth_bytes"] / found["frame_bytes"]
             print(f"memory {key:15s} peak +{found['peak_growth_bytes'] / 2**20:8.1f} MiB  {ratio:.2f}x", flush=True)
     if "firstcall" in args.only:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pyarrow.orc as po
 import pytest
 
@@ -34,6 +35,29 @@ def test_dataset_has_the_ten_columns_in_each_codec(data_dir: Path) -> None:
     assert po.read_table(files["zstd"], columns=["seq_int"]).column(0).to_pylist() == list(range(ROWS))
 
 
+def test_one_stripe_files_hold_one_stripe(data_dir: Path) -> None:
+    path = dataset.files(ROWS, ["zstd"], data_dir, one_stripe=True)["zstd"]
+    assert path.name == f"speed-{ROWS}-zstd-one-stripe.orc"
+    assert po.ORCFile(path).nstripes == 1
+    assert po.read_table(path).equals(po.read_table(dataset.files(ROWS, ["zstd"], data_dir)["zstd"]))
+
+
+def test_spark_writes_the_same_rows_with_orc_java_defaults(spark, data_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    path = dataset.files(ROWS, ["zstd"], data_dir, writer="spark")["zstd"]
+    assert path.name == f"speed-spark-{ROWS}-zstd.orc"
+    assert spark.sparkContext._jsc is not None  # the test session was left running
+    f = orcjit.ORCFile(path)
+    assert (f.writer, f.compression) == ("ORC_JAVA", "ZSTD")
+    assert f.row_index_stride == 10_000
+    # ORC Java's defaults: the 100 categories dictionary-encoded (DICTIONARY_V2), the unique ids direct (DIRECT_V2)
+    kinds = [e.kind for e in f.stripe_footer(0).encodings]
+    names = list(dataset.COLUMNS)
+    assert kinds[names.index("dict_str") + 1] == 3 and kinds[names.index("unique_str") + 1] == 2
+    ours = orcjit.read_orc(path)
+    theirs = orcjit.read_orc(dataset.files(ROWS, ["zstd"], data_dir)["zstd"])
+    pd.testing.assert_frame_equal(ours, theirs)
+
+
 def test_decompression_floor_returns_the_streams_bytes(data_dir: Path) -> None:
     files = dataset.files(ROWS, ["zstd", "none"], data_dir)
     ids = {list(dataset.COLUMNS).index(c) + 1 for c in dataset.NUMERIC}
@@ -57,7 +81,8 @@ def test_memory_probe_reads_the_file_in_a_new_process(data_dir: Path) -> None:
 def test_run_reports_every_reader_column_and_target(data_dir: Path, tmp_path: Path) -> None:
     before = RESULTS.read_text() if RESULTS.exists() else None
     argv = ["--rows", str(ROWS), "--codecs", "zstd,none", "--repeats", "1", "--pyorc-rows", "500"]
-    argv += ["--only", "whole,columns,numeric", "--data-dir", str(data_dir), "--no-write"]
+    argv += ["--only", "whole,columns,numeric,onestripe,small", "--small-repeats", "3", "--one-stripe-rows", "2000"]
+    argv += ["--writers", "pyarrow", "--data-dir", str(data_dir), "--no-write"]
     args = run.parse_args(argv)
     results = run.run(args)
     section = speed_report.section(results, args)
@@ -70,15 +95,21 @@ def test_run_reports_every_reader_column_and_target(data_dir: Path, tmp_path: Pa
         assert label in section
     assert "pyorc (first 500 rows, scaled)" in section
     for codec in ("zstd", "none"):
-        c = results["codecs"][codec]
+        c = results["writers"]["pyarrow"]["codecs"][codec]
         assert set(c["whole"]) == set(results["readers"])
+        assert set(c["whole_no_decimal"]) == {"orcjit", "pandas"}
         assert set(c["columns"]) == set(dataset.COLUMNS)
         assert all(t.ms > 0 for t in c["whole"].values())
         assert f"| {codec} | numeric |" in section
     for column in dataset.COLUMNS:
         assert f"| `{column}` | {dataset.TYPES[column]} |" in section
-    assert results["codecs"]["none"]["numeric"]["numeric"]["decompress"] is None  # nothing to decompress
+    assert results["writers"]["pyarrow"]["codecs"]["none"]["numeric"]["numeric"]["decompress"] is None
     assert "| Peak memory" in section and "not measured" in section  # the memory part was not asked for
+    one = results["onestripe"]["pyarrow"]
+    assert one["stripes"] == 1 and set(one["columns"]) == set(dataset.COLUMNS)
+    assert "### 2,000 rows in one stripe (zstd), written by pyarrow" in section
+    assert set(results["small"]["pyarrow"]) == set(run.QUICK_READERS)
+    assert "### A small file: 1,000 rows" in section
 
     png = tmp_path / "speed.png"
     speed_report.plot(results, args, png)
