@@ -16,7 +16,7 @@ from ..errors import OrcError
 from ..kernels.decimal import rescale_decimal128
 from ..kernels.present import lengths_to_offsets
 from ..kernels.status import BAD_VALUE, OVERFLOW
-from ..kernels.strings import gather_strings, gathered_size
+from ..kernels.strings import entry_words, gather_strings, gathered_size, pack_entries
 from ..kernels.timestamp import combine_timestamp
 from ..kernels.utf8 import check_utf8
 from ..stripes import (
@@ -212,9 +212,12 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
         raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
     # rows repeat dictionary entries: the strings can take far more memory than the file (as in any reader's result)
     offsets = allocate(count + 1, np.int64, f"{what}: string offsets")
-    data = allocate(total, np.uint8, f"{what}: {count} strings from the dictionary")
-    gather_strings(dict_offsets, dict_data, indices, mask, offsets, data)
-    return ColumnVector(node, count, valid, offsets=offsets, data=data)
+    out_words = allocate((total + 7) // 8, np.uint64, f"{what}: {count} strings from the dictionary")
+    word_starts = entry_words(dict_offsets)
+    words = np.zeros(word_starts[-1], dtype=np.uint64)
+    pack_entries(dict_offsets, dict_data, word_starts, words)
+    gather_strings(dict_offsets, word_starts, words, indices, mask, offsets, out_words)
+    return ColumnVector(node, count, valid, offsets=offsets, data=out_words.view(np.uint8)[:total])
 
 
 def _writer_zone(streams: StripeStreams, col: int) -> ZoneRules | None:
