@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 import zoneinfo
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["arrow_available", "default_string_dtype", "nan_is_na", "utc_dtype"]
+__all__ = ["arrow_available", "arrow_string_dtype", "default_string_dtype", "nan_is_na", "utc_dtype"]
 
 
 def arrow_available() -> bool:
@@ -40,8 +41,50 @@ def nan_is_na() -> bool:
 def default_string_dtype() -> Any:
     """pandas' default dtype for strings (``str``, on Arrow or Python storage), or ``None`` where that is object
     (pandas 2 without ``future.infer_string``)."""
+    return _default_string_dtype(_string_options())
+
+
+@functools.cache
+def _default_string_dtype(options: tuple[Any, ...]) -> Any:
     dtype = pd.Series(["x"]).dtype
     return dtype if isinstance(dtype, pd.StringDtype) else None
+
+
+def arrow_string_dtype(binary: bool, nullable: bool) -> Any:
+    """The dtype ``to_pandas`` gives an Arrow ``large_string`` (``large_binary``) column: pandas' Arrow-backed
+    ``str``, object, or ``StringDtype()`` when ``nullable`` (``dtype_backend="numpy_nullable"``)."""
+    return _arrow_string_dtype(binary, nullable, _string_options())
+
+
+@functools.cache
+def _arrow_string_dtype(binary: bool, nullable: bool, options: tuple[Any, ...]) -> Any:
+    import pyarrow as pa
+
+    type_ = pa.large_binary() if binary else pa.large_string()
+    mapper = {pa.large_string(): pd.StringDtype()}.get if nullable else None
+    return pa.chunked_array([], type=type_).to_pandas(types_mapper=mapper).dtype
+
+
+# the pandas options string dtypes follow: asking pandas for a dtype costs more than converting a small column,
+# so the answers are kept per value of these options
+_STRING_OPTIONS = ("future.infer_string", "mode.string_storage")
+
+
+def _string_options() -> tuple[Any, ...]:
+    try:  # pandas' own store of option values: reading it neither costs a lookup by pattern nor warns
+        store = pd._config.config._global_config
+        return tuple(store[key.split(".")[0]][key.split(".")[1]] for key in _STRING_OPTIONS)
+    except (AttributeError, KeyError, TypeError):  # pragma: no cover - a pandas that keeps them elsewhere
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pandas 3 deprecates future.infer_string
+            return tuple(_option(key) for key in _STRING_OPTIONS)
+
+
+def _option(key: str) -> Any:  # pragma: no cover - see _string_options
+    try:
+        return pd.get_option(key)
+    except (pd.errors.OptionError, KeyError):
+        return None
 
 
 def utc_dtype() -> pd.DatetimeTZDtype:

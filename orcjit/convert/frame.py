@@ -11,10 +11,19 @@ converters here.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Set as AbstractSet
 from typing import Any
 
 import pandas as pd
+
+try:
+    from pandas.core.internals.construction import arrays_to_mgr
+
+    # pandas 2 also builds array managers, and asks which
+    _MGR_OPTIONS = {"typ": "block"} if "typ" in inspect.signature(arrays_to_mgr).parameters else {}
+except ImportError:  # pragma: no cover - a pandas whose internals differ: assemble() takes the public constructor
+    arrays_to_mgr = None
 
 from ..decode.vector import ColumnVector
 from ..errors import OrcError
@@ -26,7 +35,7 @@ from .env import arrow_available
 from .strings import categorical
 from .values import convert_values
 
-__all__ = ["build_frame", "convert_column"]
+__all__ = ["assemble", "build_frame", "convert_column"]
 
 
 def convert_column(
@@ -80,10 +89,28 @@ def build_frame(
         converted = table.to_pandas()
         for j, i in enumerate(through_arrow):
             arrays[i] = converted.iloc[:, j]
-    # one block per column, as decoded: no consolidation copy
-    frame = pd.DataFrame({i: arrays[i] for i in range(len(selection.fields))}, copy=False)
-    frame.columns = pd.Index(selection.names)
-    return frame
+    return assemble([arrays[i] for i in range(len(selection.fields))], selection.names)
+
+
+def assemble(arrays: list[Any], names: list[str]) -> pd.DataFrame:
+    """A DataFrame of ``arrays`` (NumPy arrays, pandas extension arrays or Series of one length) named ``names``,
+    one block per column as decoded: no consolidation copy, no copy at all.
+
+    The arrays are made by the converters with the dtypes they must have, so pandas' own checking and inference
+    (a third of a small read's time) is skipped through its block-manager constructor; a pandas without it
+    takes the public constructor.
+    """
+    columns = pd.Index(names)
+    rows = len(arrays[0]) if arrays else 0
+    try:
+        mgr = arrays_to_mgr(
+            arrays, columns, pd.RangeIndex(rows), verify_integrity=False, consolidate=False, **_MGR_OPTIONS
+        )
+        return pd.DataFrame._from_mgr(mgr, axes=mgr.axes)  # type: ignore[attr-defined]
+    except (TypeError, AttributeError):  # pragma: no cover - a pandas whose internals differ
+        frame = pd.DataFrame(dict(enumerate(arrays)), copy=False)
+        frame.columns = columns
+        return frame
 
 
 def _holds_union(node: TypeNode, selected: AbstractSet[int]) -> bool:
