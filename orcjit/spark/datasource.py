@@ -63,7 +63,8 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -83,6 +84,8 @@ from ..types.schema import TypeNode
 from .paths import FoundFiles, find_files, partition_array, with_partitions
 from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone, zone_name
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from pyspark.sql.datasource import Filter  # PySpark 4.1+
@@ -291,6 +294,34 @@ def plan_partitions(units: Sequence[tuple[str, int, int]], count: int) -> list[O
     return out
 
 
+def prefetched(items: Iterator[T]) -> Iterator[T]:
+    """``items``, each produced on a thread of its own while the caller works on the one before.
+
+    One item is made ahead, so memory holds at most two. Items are produced one after another, in order, never
+    two at once; an error producing one is raised where the caller takes it. Closing the result early (Spark
+    stops a query that has its rows) waits for the item in the making and closes ``items``.
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="orcjit-prefetch") as pool:
+        future = pool.submit(next, items, _DONE)
+        try:
+            while True:
+                item = future.result()
+                if item is _DONE:
+                    return
+                future = pool.submit(next, items, _DONE)
+                yield item  # type: ignore[misc]
+        finally:
+            if not future.done():
+                future.cancel()
+                wait([future])
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+
+_DONE = object()
+
+
 # -- readers ---------------------------------------------------------------------------------------------------------
 
 
@@ -403,9 +434,18 @@ class OrcjitReader(DataSourceReader):
         return list(planned)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        """Yield the partition's rows as Arrow record batches of exactly Spark's Arrow schema."""
+        """Yield the partition's rows as Arrow record batches of exactly Spark's Arrow schema.
+
+        Each stripe's batches are made while Spark takes the previous stripe's (:func:`prefetched`): decoding
+        and converting release the GIL, so they overlap with the worker sending batches to the JVM.
+        """
         if not isinstance(partition, OrcjitPartition):
             return  # Spark's one empty partition when planning found nothing to read
+        for batches in prefetched(self._stripe_batches(partition)):
+            yield from batches
+
+    def _stripe_batches(self, partition: OrcjitPartition) -> Iterator[list[pa.RecordBatch]]:
+        """The batches of each stripe of ``partition`` in turn, each stripe's all at once."""
         target = arrow_schema(self.schema)
         stored = arrow_schema(StructType([self.schema[name] for name in self.data_columns]))
         for path, stripes in partition.pieces:
@@ -417,21 +457,23 @@ class OrcjitReader(DataSourceReader):
                     table = f.read_arrow(
                         self.data_columns, filters=filters, stripes=[i], hive11_decimals=SPARK_HIVE11_DECIMALS.name
                     )
-                    if not self.partition_columns:
-                        zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-                        yield from to_spark_batches(
-                            table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
-                        )
-                        continue
-                    if not fields:  # only partition columns asked for: the rows' count is all the file gives
-                        if table.num_rows:
-                            yield self._with_partitions(pa.RecordBatch.from_pydict({}), table.num_rows, path, target)
-                        continue
                     zone = f.stripe_footer(i).writer_timezone if wall_clocks else None
-                    for batch in to_spark_batches(
-                        table, fields, stored, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
-                    ):
-                        yield self._with_partitions(batch, batch.num_rows, path, target)
+                    if not self.partition_columns:
+                        yield list(
+                            to_spark_batches(
+                                table, fields, target, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
+                            )
+                        )
+                    elif not fields:  # only partition columns asked for: the rows' count is all the file gives
+                        empty = pa.RecordBatch.from_pydict({})
+                        yield [self._with_partitions(empty, table.num_rows, path, target)] if table.num_rows else []
+                    else:
+                        yield [
+                            self._with_partitions(batch, batch.num_rows, path, target)
+                            for batch in to_spark_batches(
+                                table, fields, stored, writer_zone=zone, reader_zone=self.time_zone, writer=f.writer
+                            )
+                        ]
 
     def _with_partitions(self, batch: pa.RecordBatch, rows: int, path: str, target: pa.Schema) -> pa.RecordBatch:
         """``batch`` of the stored columns with the file's partition values added, in the order Spark asked."""
