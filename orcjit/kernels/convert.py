@@ -27,13 +27,12 @@ from .status import BAD_LENGTH
 __all__ = ["distinct_rows", "distinct_strings", "fill_nulls", "set_nulls", "table_indices", "value_range"]
 
 
-@jit
-def _row_hash(keys, i):  # type: ignore[no-untyped-def]
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for j in range(keys.shape[1]):
-        h = (h ^ np.uint64(keys[i, j])) * np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> np.uint64(29)
-    return h
+_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MIN = np.iinfo(np.int64).min
+# a row's hash: h = (h ^ lane) * _HASH_MUL, h ^= h >> 29 over its lanes from _HASH_SEED, written out where it is
+# needed (as are np.full and np.iinfo): each helper is one more compilation in a new environment
+_HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
+_HASH_MUL = np.uint64(0xFF51AFD7ED558CCD)
 
 
 @jit
@@ -54,7 +53,9 @@ def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-
         return BAD_LENGTH
     size = 1024
     mask = size - 1
-    table = np.full(size, -1, dtype=np.int64)
+    table = np.empty(size, dtype=np.int64)
+    for k in range(size):
+        table[k] = -1
     stored = np.empty((size, width), dtype=np.int64)
     count = 0
     seen = 0
@@ -63,7 +64,11 @@ def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-
         if not all_valid and not valid[i]:
             ids[i] = -1
             continue
-        slot = np.int64(_row_hash(keys, i) & np.uint64(mask))
+        h = _HASH_SEED
+        for j in range(width):
+            h = (h ^ np.uint64(keys[i, j])) * _HASH_MUL
+            h ^= h >> np.uint64(29)
+        slot = np.int64(h & np.uint64(mask))
         while True:
             k = table[slot]
             if k < 0:
@@ -86,12 +91,18 @@ def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-
         if 2 * count > size:
             size *= 2
             mask = size - 1
-            table = np.full(size, -1, dtype=np.int64)
+            table = np.empty(size, dtype=np.int64)
+            for k in range(size):
+                table[k] = -1
             stored = np.empty((size, width), dtype=np.int64)
             # re-insert every distinct value by its first row
             for k in range(count):
                 row = firsts[k]
-                slot = np.int64(_row_hash(keys, row) & np.uint64(mask))
+                h = _HASH_SEED
+                for j in range(width):
+                    h = (h ^ np.uint64(keys[row, j])) * _HASH_MUL
+                    h ^= h >> np.uint64(29)
+                slot = np.int64(h & np.uint64(mask))
                 while table[slot] >= 0:
                     slot = (slot + 1) & mask
                 table[slot] = k
@@ -113,8 +124,8 @@ def value_range(values, valid):  # type: ignore[no-untyped-def]
     all_valid = valid.shape[0] == 0
     if not all_valid and valid.shape[0] != n:
         return 0, -1, BAD_LENGTH
-    lo = np.iinfo(np.int64).max
-    hi = np.iinfo(np.int64).min
+    lo = _INT64_MAX
+    hi = _INT64_MIN
     count = 0
     if all_valid:
         # no branch in the loop, so that it vectorises
