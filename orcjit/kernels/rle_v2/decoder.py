@@ -191,8 +191,10 @@ def skip_rle_v2(buf, pos, end, count, signed, state, scratch):  # type: ignore[n
                 return pos
             left -= n
         else:
-            # the run the skip ends in: its first values decoded and dropped, the rest kept pending in scratch
-            pos = decode_rle_v2(buf, pos, end, np.empty(left, np.int64), np.int64(0), left, signed, state, scratch)
+            # the run the skip ends in: decoded into scratch with its first values "delivered" onto themselves
+            # (out is scratch, from index 0), the rest kept pending; a throwaway array instead would make loading
+            # this kernel from the cache import Numba's array module
+            pos = decode_rle_v2(buf, pos, end, scratch, np.int64(0), left, signed, state, scratch)
             if pos < 0:
                 return pos
             left = 0
