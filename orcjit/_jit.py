@@ -22,7 +22,15 @@ Every kernel :func:`jit` creates is recorded, and :func:`registered_kernels` lis
 compilations and cache hits, and finds the cache directories, through it, whatever module a kernel lives in.
 
 Numba's ``inline="always"`` was measured and left out: it doubled the cold compile time of the RLE v2 decoder
-(7 s to 15 s) for no throughput gain once bit unpacking streamed through an accumulator.
+(7 s to 15 s) for no throughput gain once bit unpacking streamed through an accumulator; on the decimal helpers it
+saved nothing either, where writing them out in their one caller saved a third.
+
+Loading from the cache skips one thing Numba does: before each load it "refreshes" its target context, which the
+first time imports and registers every implementation Numba has (typed dicts and lists, random, linalg, unicode
+...), about 0.4 s of a new process's first read, for machine code that uses none of them. A load needs only
+Numba's runtime (NRT: allocation and reference counting) to be set up, so :class:`_LoadingCache` does that and
+loads; a compilation still refreshes the context as always, so a process that loads some kernels and compiles
+others works as before.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numba
+from numba.core.caching import FunctionCache
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,8 +62,31 @@ _kernels: list[Any] = []
 def jit(fn: F) -> F:
     """Compile ``fn`` as an orcjit kernel with the project's options, and record it (:func:`registered_kernels`)."""
     kernel = _dispatcher(fn)
+    cache = getattr(kernel, "_cache", None)
+    if type(cache) is FunctionCache and _LoadingCache.usable(cache):
+        cache.__class__ = _LoadingCache  # same state (the directory chosen above), a lighter load
     _kernels.append(kernel)
     return kernel
+
+
+class _LoadingCache(FunctionCache):
+    """Numba's cache of a kernel's compiled code, loading it without refreshing the whole target context first (see
+    the module docstring): only Numba's runtime, which the loaded code calls, is initialised."""
+
+    @staticmethod
+    def usable(cache: Any) -> bool:
+        """Whether this Numba's cache has the methods :meth:`load_overload` calls instead of its own."""
+        return callable(getattr(cache, "_load_overload", None)) and callable(
+            getattr(cache, "_guard_against_spurious_io_errors", None)
+        )
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)  # once per process; the rest of Numba's refresh waits for a compilation
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # pragma: no cover - the guard swallowed an error (Numba returns None there too)
 
 
 def registered_kernels() -> list[Any]:

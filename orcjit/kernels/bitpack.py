@@ -16,54 +16,17 @@ from .status import TRUNCATED
 U64 = np.uint64
 
 
-@jit
-def decode_width(code):  # type: ignore[no-untyped-def]
-    """Bit width of RLE v2's 5-bit width code (0 means 1 bit here; delta runs treat 0 as width 0 themselves)."""
-    if code <= 23:
-        return code + 1
-    if code == 24:
-        return 26
-    if code == 25:
-        return 28
-    if code == 26:
-        return 30
-    if code == 27:
-        return 32
-    if code == 28:
-        return 40
-    if code == 29:
-        return 48
-    if code == 30:
-        return 56
-    return 64
+# Lookup tables rather than small kernels: each kernel is one more compilation in a new environment (about 0.1 s
+# however small, and again inside every kernel that calls it), where an index into a constant array costs nothing.
 
-
-@jit
-def closest_fixed_bits(n):  # type: ignore[no-untyped-def]
-    """The width the patch list of a patched-base run rounds ``gap width + patch width`` up to."""
-    if n <= 24:
-        return max(n, 1)
-    if n <= 26:
-        return 26
-    if n <= 28:
-        return 28
-    if n <= 30:
-        return 30
-    if n <= 32:
-        return 32
-    if n <= 40:
-        return 40
-    if n <= 48:
-        return 48
-    if n <= 56:
-        return 56
-    return 64
-
-
-@jit
-def packed_bytes(n, width):  # type: ignore[no-untyped-def]
-    """Bytes taken by ``n`` values of ``width`` bits, padded to a byte."""
-    return (n * width + 7) >> 3
+# bit width of RLE v2's 5-bit width code (0 means 1 bit here; delta runs treat 0 as width 0 themselves)
+WIDTHS = np.array([*range(1, 25), 26, 28, 30, 32, 40, 48, 56, 64], dtype=np.int64)
+# the width the patch list of a patched-base run rounds ``gap width + patch width`` (0 .. 8 + 64) up to
+CLOSEST_FIXED_BITS = np.array(
+    [max(n, 1) if n <= 24 else next(w for w in (26, 28, 30, 32, 40, 48, 56, 64) if n <= w or w == 64)
+     for n in range(73)],
+    dtype=np.int64,
+)  # fmt: skip
 
 
 @jit
@@ -122,7 +85,7 @@ def unpack_values(buf, pos, end, width, n, out, offset, zigzag, add):  # type: i
     shift and a mask), so one loop serves signed and unsigned runs.
     Returns the position after the run's padded bytes, or TRUNCATED when ``buf`` ends first.
     """
-    nbytes = packed_bytes(n, width)
+    nbytes = (n * width + 7) >> 3
     if pos < 0 or pos + nbytes > end:
         return TRUNCATED
     w = U64(width)

@@ -24,46 +24,84 @@ import numpy as np
 from .._jit import jit
 from .status import BAD_LENGTH
 
-__all__ = ["distinct_rows", "distinct_strings", "fill_nulls", "set_nulls", "table_indices", "value_range"]
+__all__ = [
+    "distinct_rows",
+    "distinct_strings",
+    "fill_nulls",
+    "number_rows",
+    "set_nulls",
+    "table_indices",
+    "value_range",
+]
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MIN = np.iinfo(np.int64).min
+# a row's hash: h = (h ^ lane) * _HASH_MUL, h ^= h >> 29 over its lanes from _HASH_SEED, written out where it is
+# needed (as are np.full and np.iinfo): each helper is one more compilation in a new environment
+_HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
+_HASH_MUL = np.uint64(0xFF51AFD7ED558CCD)
+
+
+# number_rows' state slots, and its result when its table is half full
+_NEXT_ROW, _COUNT, _SEEN, _CHECK_AT = 0, 1, 2, 3
+TABLE_FULL = -100
 
 
 @jit
-def _row_hash(keys, i):  # type: ignore[no-untyped-def]
-    h = np.uint64(0x9E3779B97F4A7C15)
-    for j in range(keys.shape[1]):
-        h = (h ^ np.uint64(keys[i, j])) * np.uint64(0xFF51AFD7ED558CCD)
-        h ^= h >> np.uint64(29)
-    return h
+def number_rows(keys, valid, ids, firsts, table, stored, state):  # type: ignore[no-untyped-def]
+    """The kernel of :func:`distinct_rows`, which owns the hash table: ``table`` (a power of two of slots, -1 where
+    empty) and ``stored`` (the keys of each slot, ``(len(table), w)``) come from the caller, so that the kernel
+    allocates nothing (an allocation in a kernel makes loading it from the cache import Numba's array module, 0.1 to
+    0.25 s of a new process). ``state`` holds the next row, the distinct values so far, the valid rows seen and the
+    next give-up check.
 
-
-@jit
-def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-def]
-    """Number the distinct rows of ``keys`` (shape ``(n, w)``, integers): ``ids[i]`` is the number of row ``i``'s
-    distinct value (``-1`` where ``valid``, empty for all rows, is False) and ``firsts[k]`` the first row holding
-    distinct value ``k``. An open-addressing hash table holding the keys themselves (a probe reads no row
-    elsewhere in ``keys``), grown as distinct values come.
-
-    Returns the number of distinct values; -1 (giving up) when more than half of the first ``sample``,
-    ``2 * sample``, ``4 * sample`` ... valid rows are distinct, repeats being too rare to pay for the search;
-    BAD_LENGTH when ``ids``, ``firsts`` or ``valid`` do not match ``keys``.
+    A call first places the distinct values found so far (by their first rows) in the table, then goes on with the
+    rows. Returns the number of distinct values when every row is numbered, TABLE_FULL when the table is half full
+    (call again with one twice the size), -1 when giving up, BAD_LENGTH when the arrays do not match ``keys``.
     """
     n = keys.shape[0]
     width = keys.shape[1]
+    size = table.shape[0]
     all_valid = valid.shape[0] == 0
-    if ids.shape[0] != n or firsts.shape[0] < n or (not all_valid and valid.shape[0] != n):
+    if (
+        ids.shape[0] != n
+        or firsts.shape[0] < n
+        or (not all_valid and valid.shape[0] != n)
+        or size < 2
+        or size & (size - 1) != 0
+        or stored.shape[0] != size
+        or stored.shape[1] != width
+        or state.shape[0] < 4
+        or not 0 <= state[_COUNT] <= state[_NEXT_ROW] <= n
+        or 2 * state[_COUNT] > size
+    ):
         return BAD_LENGTH
-    size = 1024
     mask = size - 1
-    table = np.full(size, -1, dtype=np.int64)
-    stored = np.empty((size, width), dtype=np.int64)
-    count = 0
-    seen = 0
-    check_at = sample
-    for i in range(n):
+    count = state[_COUNT]
+    seen = state[_SEEN]
+    check_at = state[_CHECK_AT]
+    for k in range(count):
+        row = firsts[k]
+        h = _HASH_SEED
+        for j in range(width):
+            h = (h ^ np.uint64(keys[row, j])) * _HASH_MUL
+            h ^= h >> np.uint64(29)
+        slot = np.int64(h & np.uint64(mask))
+        while table[slot] >= 0:
+            slot = (slot + 1) & mask
+        table[slot] = k
+        for j in range(width):
+            stored[slot, j] = keys[row, j]
+    for i in range(state[_NEXT_ROW], n):
         if not all_valid and not valid[i]:
             ids[i] = -1
             continue
-        slot = np.int64(_row_hash(keys, i) & np.uint64(mask))
+        h = _HASH_SEED
+        for j in range(width):
+            h = (h ^ np.uint64(keys[i, j])) * _HASH_MUL
+            h ^= h >> np.uint64(29)
+        slot = np.int64(h & np.uint64(mask))
         while True:
             k = table[slot]
             if k < 0:
@@ -83,26 +121,41 @@ def distinct_rows(keys, valid, ids, firsts, sample):  # type: ignore[no-untyped-
                 ids[i] = k
                 break
             slot = (slot + 1) & mask
-        if 2 * count > size:
-            size *= 2
-            mask = size - 1
-            table = np.full(size, -1, dtype=np.int64)
-            stored = np.empty((size, width), dtype=np.int64)
-            # re-insert every distinct value by its first row
-            for k in range(count):
-                row = firsts[k]
-                slot = np.int64(_row_hash(keys, row) & np.uint64(mask))
-                while table[slot] >= 0:
-                    slot = (slot + 1) & mask
-                table[slot] = k
-                for j in range(width):
-                    stored[slot, j] = keys[row, j]
         seen += 1
         if seen == check_at:
             if 2 * count > seen:
                 return -1
             check_at *= 2
+        if 2 * count > size:
+            state[_NEXT_ROW] = i + 1
+            state[_COUNT] = count
+            state[_SEEN] = seen
+            state[_CHECK_AT] = check_at
+            return TABLE_FULL
     return count
+
+
+def distinct_rows(keys: np.ndarray, valid: np.ndarray, ids: np.ndarray, firsts: np.ndarray, sample: int) -> int:
+    """Number the distinct rows of ``keys`` (shape ``(n, w)``, integers): ``ids[i]`` is the number of row ``i``'s
+    distinct value (``-1`` where ``valid``, empty for all rows, is False) and ``firsts[k]`` the first row holding
+    distinct value ``k``. An open-addressing hash table holding the keys themselves (a probe reads no row
+    elsewhere in ``keys``), grown as distinct values come (by :func:`number_rows`, called again with a table twice
+    the size).
+
+    Returns the number of distinct values; -1 (giving up) when more than half of the first ``sample``,
+    ``2 * sample``, ``4 * sample`` ... valid rows are distinct, repeats being too rare to pay for the search;
+    BAD_LENGTH when ``ids``, ``firsts`` or ``valid`` do not match ``keys``.
+    """
+    state = np.zeros(4, dtype=np.int64)
+    state[_CHECK_AT] = sample
+    size = 1024
+    while True:
+        table = np.full(size, -1, dtype=np.int64)
+        stored = np.empty((size, keys.shape[1]), dtype=np.int64)
+        result = int(number_rows(keys, valid, ids, firsts, table, stored, state))
+        if result != TABLE_FULL:
+            return result
+        size *= 2
 
 
 @jit
@@ -113,8 +166,8 @@ def value_range(values, valid):  # type: ignore[no-untyped-def]
     all_valid = valid.shape[0] == 0
     if not all_valid and valid.shape[0] != n:
         return 0, -1, BAD_LENGTH
-    lo = np.iinfo(np.int64).max
-    hi = np.iinfo(np.int64).min
+    lo = _INT64_MAX
+    hi = _INT64_MIN
     count = 0
     if all_valid:
         # no branch in the loop, so that it vectorises

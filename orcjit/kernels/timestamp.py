@@ -54,20 +54,6 @@ _ZEROS_LIMIT = _MAX_NANOS // _ZEROS_SCALE
 
 
 @jit
-def _nanos(encoded):
-    """Nanoseconds from one SECONDARY value (any integer dtype, taken as its 64 bits) and whether it is valid."""
-    v = np.int64(encoded)
-    zeros = v & 7
-    # arithmetic shift: negative nanoseconds written by pyarrow come back negative, as ORC C++ reads them
-    n = v >> 3
-    limit = _ZEROS_LIMIT[zeros]
-    # checked before multiplying, so that no product can wrap around int64
-    if n > limit or n < -limit:
-        return 0, False
-    return n * _ZEROS_SCALE[zeros], True
-
-
-@jit
 def decode_nanos(encoded, out):
     """Decode SECONDARY values into nanoseconds: ``out[i]`` for ``encoded[i]``.
 
@@ -78,10 +64,16 @@ def decode_nanos(encoded, out):
     if out.shape[0] < n:
         return BAD_LENGTH
     for i in range(n):
-        nanos, ok = _nanos(encoded[i])
-        if not ok:
+        # the low three bits count removed zeros; the shift is arithmetic, so that negative nanoseconds written by
+        # pyarrow come back negative, as ORC C++ reads them
+        v = np.int64(encoded[i])
+        zeros = v & 7
+        nanos = v >> 3
+        limit = _ZEROS_LIMIT[zeros]
+        # checked before multiplying, so that no product can wrap around int64
+        if nanos > limit or nanos < -limit:
             return BAD_VALUE
-        out[i] = nanos
+        out[i] = nanos * _ZEROS_SCALE[zeros]
     return n
 
 
@@ -102,9 +94,14 @@ def combine_timestamp(seconds, nanos_encoded, out_ns, epoch_offset):
     if offset > _SECONDS_BOUND or offset < -_SECONDS_BOUND:
         return OVERFLOW
     for i in range(n):
-        nanos, ok = _nanos(nanos_encoded[i])
-        if not ok:
+        # the nanoseconds as decode_nanos decodes them (written out here: a helper is one more compilation)
+        v = np.int64(nanos_encoded[i])
+        zeros = v & 7
+        nanos = v >> 3
+        limit = _ZEROS_LIMIT[zeros]
+        if nanos > limit or nanos < -limit:
             return BAD_VALUE
+        nanos *= _ZEROS_SCALE[zeros]
         s = np.int64(seconds[i])
         if s > _SECONDS_BOUND or s < -_SECONDS_BOUND:
             return OVERFLOW

@@ -11,15 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
-from ..bitpack import decode_width, load_be64, packed_bytes, unpack_bits
+from ..bitpack import WIDTHS, load_be64, unpack_values
 from ..status import BAD_HEADER, ERROR_POS, TRUNCATED, VARINT_TOO_LONG
 
 U64 = np.uint64
-
-
-@jit
-def _zigzag(u):  # type: ignore[no-untyped-def]
-    return np.int64(U64(u) >> U64(1)) ^ -np.int64(U64(u) & U64(1))
 
 
 @jit
@@ -31,7 +26,7 @@ def delta_header(buf, pos, end, signed):  # type: ignore[no-untyped-def]
     are read here rather than by read_uvarint: a call that passes ``buf`` costs more than a short varint.
     """
     code = (buf[pos] >> 1) & 31
-    width = 0 if code == 0 else decode_width(code)
+    width = 0 if code == 0 else WIDTHS[code]
     n = (((buf[pos] & 1) << 8) | buf[pos + 1]) + 1
     base = np.int64(0)
     delta = np.int64(0)
@@ -54,10 +49,11 @@ def delta_header(buf, pos, end, signed):  # type: ignore[no-untyped-def]
             if b < 0x80:
                 break
             shift += 7
+        # zigzag: (u >> 1) ^ -(u & 1), the shift unsigned
         if which == 0:
-            base = _zigzag(value) if signed else value
+            base = np.int64(U64(value) >> U64(1)) ^ -(value & 1) if signed else value
         else:
-            delta = _zigzag(value)
+            delta = np.int64(U64(value) >> U64(1)) ^ -(value & 1)
     if width != 0 and n < 2:
         return width, n, base, delta, np.int64(BAD_HEADER)
     return width, n, base, delta, np.int64(p)
@@ -69,7 +65,7 @@ def delta_values(buf, p, end, width, n, out, offset, base, delta):  # type: igno
 
     Returns the position after the run, or TRUNCATED.
     """
-    stop = p + packed_bytes(n - 2, width)
+    stop = p + (((n - 2) * width + 7) >> 3)
     if stop > end:
         return TRUNCATED
     out[offset] = base
@@ -90,7 +86,7 @@ def delta_values(buf, p, end, width, n, out, offset, base, delta):  # type: igno
             value += (d ^ neg) - neg
             out[at + uk] = value
         return stop
-    unpack_bits(buf, p, end, width, n - 2, out, offset + 2)
+    unpack_values(buf, p, end, width, n - 2, out, offset + 2, np.int64(0), np.int64(0))
     for i in range(offset + 2, offset + n):
         value += (out[i] ^ neg) - neg
         out[i] = value
@@ -98,34 +94,13 @@ def delta_values(buf, p, end, width, n, out, offset, base, delta):  # type: igno
 
 
 @jit
-def fill_steps(out, offset, n, base, delta):  # type: ignore[no-untyped-def]
-    """A run of width 0: ``base``, ``base + delta``, ... (wrapping as repeated addition does)."""
-    at = U64(offset)  # an unsigned index lets LLVM vectorize the loop
-    for i in range(n):
-        out[at + U64(i)] = base + i * delta
-
-
-@jit
 def skip_delta(buf, pos, end, state):  # type: ignore[no-untyped-def]
-    width, n, _, _, p = delta_header(buf, pos, end, False)
+    # np.bool_(False), not False: a literal argument would compile delta_header once more, for the literal
+    width, n, _, _, p = delta_header(buf, pos, end, np.bool_(False))
     if p >= 0:
-        p += packed_bytes(n - 2, width) if width else 0
+        p += (((n - 2) * width + 7) >> 3) if width else 0
         if p > end:
             p = TRUNCATED
-    if p < 0:
-        state[ERROR_POS] = pos
-    return p
-
-
-@jit
-def decode_delta(buf, pos, end, out, offset, signed, state):  # type: ignore[no-untyped-def]
-    """Write the run's values to ``out[offset:]``; return the position after the run."""
-    width, n, base, delta, p = delta_header(buf, pos, end, signed)
-    if p >= 0:
-        if width == 0:
-            fill_steps(out, offset, n, base, delta)
-        else:
-            p = delta_values(buf, p, end, width, n, out, offset, base, delta)
     if p < 0:
         state[ERROR_POS] = pos
     return p

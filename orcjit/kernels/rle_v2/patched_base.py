@@ -13,25 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
-from ..bitpack import closest_fixed_bits, decode_width, load_be64, packed_bytes, read_bits_at, unpack_values
+from ..bitpack import CLOSEST_FIXED_BITS, WIDTHS, load_be64, read_bits_at, unpack_values
 from ..status import BAD_PATCH, ERROR_POS, TRUNCATED
 
 U64 = np.uint64
-
-
-@jit
-def _layout(buf, pos):  # type: ignore[no-untyped-def]
-    h0 = buf[pos]
-    h2 = buf[pos + 2]
-    h3 = buf[pos + 3]
-    width = decode_width((h0 >> 1) & 31)
-    n = (((h0 & 1) << 8) | buf[pos + 1]) + 1
-    base_bytes = ((h2 >> 5) & 7) + 1
-    patch_width = decode_width(h2 & 31)
-    gap_width = ((h3 >> 5) & 7) + 1
-    patches = h3 & 31
-    entry_width = closest_fixed_bits(gap_width + patch_width)
-    return width, n, base_bytes, patch_width, gap_width, patches, entry_width
 
 
 @jit
@@ -39,8 +24,12 @@ def skip_patched_base(buf, pos, end, state):  # type: ignore[no-untyped-def]
     if pos + 4 > end:
         state[ERROR_POS] = pos
         return TRUNCATED
-    width, n, base_bytes, _, _, patches, entry_width = _layout(buf, pos)
-    stop = pos + 4 + base_bytes + packed_bytes(n, width) + packed_bytes(patches, entry_width)
+    width = WIDTHS[(buf[pos] >> 1) & 31]
+    n = (((buf[pos] & 1) << 8) | buf[pos + 1]) + 1
+    base_bytes = ((buf[pos + 2] >> 5) & 7) + 1
+    patches = buf[pos + 3] & 31
+    entry_width = CLOSEST_FIXED_BITS[((buf[pos + 3] >> 5) & 7) + 1 + WIDTHS[buf[pos + 2] & 31]]
+    stop = pos + 4 + base_bytes + ((n * width + 7) >> 3) + ((patches * entry_width + 7) >> 3)
     if stop > end:
         state[ERROR_POS] = pos
         return TRUNCATED
@@ -58,7 +47,16 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
     if pos + 4 > end:
         state[ERROR_POS] = pos
         return TRUNCATED
-    width, n, base_bytes, patch_width, gap_width, patches, entry_width = _layout(buf, pos)
+    h0 = buf[pos]
+    h2 = buf[pos + 2]
+    h3 = buf[pos + 3]
+    width = WIDTHS[(h0 >> 1) & 31]
+    n = (((h0 & 1) << 8) | buf[pos + 1]) + 1
+    base_bytes = ((h2 >> 5) & 7) + 1
+    patch_width = WIDTHS[h2 & 31]
+    gap_width = ((h3 >> 5) & 7) + 1
+    patches = h3 & 31
+    entry_width = CLOSEST_FIXED_BITS[gap_width + patch_width]
     p = pos + 4
     if p + base_bytes > end:
         state[ERROR_POS] = pos
@@ -74,7 +72,7 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
     if p < 0:
         state[ERROR_POS] = pos
         return p
-    patch_end = p + packed_bytes(patches, entry_width)
+    patch_end = p + ((patches * entry_width + 7) >> 3)
     if patch_end > end:
         state[ERROR_POS] = pos
         return TRUNCATED
