@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from orcjit.spark.datasource import prefetched
+from orcjit.spark.prefetch import prefetched
 
 
 def test_items_come_in_order_one_made_ahead() -> None:

@@ -32,7 +32,9 @@ Other options: ``partitions`` (the most partitions; default the session's defaul
 ``bytesPerPartition`` (stripe bytes per partition), ``pathGlobFilter`` (file names taken from directories, default
 every file, as ``spark.read.orc``), ``timeZone`` (the zone ORC ``timestamp`` wall clocks are read in; default the
 JVM's, as ``spark.read.orc``) and ``pushdown`` (``false`` turns pushdown off for one read). See
-:mod:`orcjit.spark.datasource` for planning and :mod:`orcjit.spark.types` for the type mapping, which is
+:mod:`orcjit.spark.datasource` for the source, :mod:`orcjit.spark.partitions` for planning its partitions,
+:mod:`orcjit.spark.prefetch` for how each partition reads the next stripe while Spark takes the last, and
+:mod:`orcjit.spark.types` for the type mapping, which is
 ``spark.read.orc``'s (unions, which Spark cannot read, become ``struct<tag:int, field0, field1, ...>``).
 
 The helpers for ``mapInPandas`` and ``pandas_udf`` (:mod:`orcjit.spark.helpers`) are reachable from this module as

@@ -63,8 +63,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -81,11 +80,11 @@ from ..pushdown.filters import normalize_filters
 from ..pushdown.plan import decide
 from ..types.resolve import name_list, resolve_column, top_level_fields
 from ..types.schema import TypeNode
+from .partitions import OrcjitPartition, plan_partitions
 from .paths import FoundFiles, find_files, partition_array, with_partitions
+from .prefetch import prefetched
 from .types import SPARK_HIVE11_DECIMALS, arrow_schema, spark_schema, to_spark_batches
 from .zones import check_zone, jvm_time_zone, local_zone, zone_name
-
-T = TypeVar("T")
 
 if TYPE_CHECKING:
     from pyspark.sql.datasource import Filter  # PySpark 4.1+
@@ -235,91 +234,6 @@ def _log_pushdown_off() -> None:
     if not _logged_pushdown_off:
         _logged_pushdown_off = True
         LOG.warning(PUSHDOWN_OFF_MESSAGE, PUSHDOWN_CONF, PUSHDOWN_CONF)
-
-
-# -- partitions ------------------------------------------------------------------------------------------------------
-
-
-class OrcjitPartition(InputPartition):
-    """Stripes to read: ``pieces`` lists ``(path, [stripe index, ...])``; ``nbytes`` is their stripe data.
-
-    ``file_filters`` holds, by path, the pushed filters left for each file once its partition values have decided
-    the tests on partition columns (``None``: every row passes); a file it does not name takes the reader's.
-    """
-
-    def __init__(
-        self,
-        pieces: list[tuple[str, list[int]]],
-        nbytes: int,
-        file_filters: dict[str, list[list[tuple[Any, ...]]] | None] | None = None,
-    ) -> None:
-        self.pieces = pieces
-        self.nbytes = nbytes
-        self.file_filters = file_filters or {}
-
-
-def plan_partitions(units: Sequence[tuple[str, int, int]], count: int) -> list[OrcjitPartition]:
-    """Cut ``(path, stripe, bytes)`` units, in order, into ``min(count, len(units))`` contiguous runs of about
-    equal bytes.
-
-    Runs are cut greedily: a run ends before the unit whose middle would take it past its share (the bytes left
-    over the runs left), and wherever the units left are only enough for one run each. Runs stay in file and
-    stripe order, so each reads ranges of stripes.
-    """
-    if not units:
-        return []
-    count = max(1, min(count, len(units)))
-    groups: list[list[tuple[str, int, int]]] = [[]]
-    left = sum(u[2] for u in units)
-    done = 0  # bytes of the current run
-    for i, unit in enumerate(units):
-        runs_left = count - len(groups) + 1  # the current run included
-        if groups[-1] and runs_left > 1:
-            share = left / runs_left
-            if len(units) - i < runs_left or done + unit[2] / 2 > share:
-                left -= done
-                groups.append([])
-                done = 0
-        groups[-1].append(unit)
-        done += unit[2]
-    out = []
-    for group in groups:
-        pieces: list[tuple[str, list[int]]] = []
-        for path, stripe, _ in group:
-            if pieces and pieces[-1][0] == path:
-                pieces[-1][1].append(stripe)
-            else:
-                pieces.append((path, [stripe]))
-        out.append(OrcjitPartition(pieces, sum(u[2] for u in group)))
-    return out
-
-
-def prefetched(items: Iterator[T]) -> Iterator[T]:
-    """``items``, each produced on a thread of its own while the caller works on the one before.
-
-    One item is made ahead, so memory holds at most two. Items are produced one after another, in order, never
-    two at once; an error producing one is raised where the caller takes it. Closing the result early (Spark
-    stops a query that has its rows) waits for the item in the making and closes ``items``.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="orcjit-prefetch") as pool:
-        future = pool.submit(next, items, _DONE)
-        try:
-            while True:
-                item = future.result()
-                if item is _DONE:
-                    return
-                future = pool.submit(next, items, _DONE)
-                yield item  # type: ignore[misc]
-        finally:
-            if not future.done():
-                future.cancel()
-                wait([future])
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
-
-
-_DONE = object()
 
 
 # -- readers ---------------------------------------------------------------------------------------------------------
