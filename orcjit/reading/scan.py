@@ -30,7 +30,7 @@ from ..types.kinds import HIVE11_DECIMALS, KINDS, Hive11Decimals
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
 from .options import ReadOptions
-from .plan import ReadPlan, Run, stripe_runs
+from .plan import ReadPlan, Run, split_runs, stripe_runs
 
 __all__ = ["Scanned", "allocate_outputs", "decode_run", "field_groups", "run_tasks", "scan_runs", "scan_stripes"]
 
@@ -95,10 +95,17 @@ def scan_runs(
     meta: FileMeta, runs: list[Run], plan: ReadPlan, options: ReadOptions, bar: StripeProgress | None = None
 ) -> Scanned:
     """Decode ``runs`` of the columns ``plan`` decodes on ``options``' threads: the output columns' vectors and the
-    rows its filters keep; ``bar`` advances as each stripe's last task finishes."""
+    rows its filters keep; ``bar`` advances as each stripe's last task finishes.
+
+    Runs too few to keep the threads busy are cut into pieces (:func:`~orcjit.reading.plan.split_runs`) and their
+    columns decoded apart (:func:`field_groups`): the tasks are pieces times groups of columns."""
     output, decode, predicates = plan.output, plan.decode, plan.predicates
     workers, dictionary_as_category, hive11 = options.workers, options.dictionary_as_category, options.hive11
     got = Scanned(output, bool(predicates))
+    if sum(run.count for run in runs) * len(decode.fields) < SMALL_READ_VALUES:
+        workers = 1  # handing tasks to threads would cost more than decoding them here
+    fields = field_groups(decode.fields, len(runs), workers)
+    runs = split_runs(meta, runs, decode, workers)
     total = 0
     for run in runs:
         run.start = total
@@ -110,14 +117,9 @@ def scan_runs(
         if bar is not None:
             bar.advance(len({r.stripe.index for r in runs}))
         return got
-    if total * len(decode.fields) < SMALL_READ_VALUES:
-        workers = 1  # handing tasks to threads would cost more than decoding them here
     outputs = allocate_outputs(output.fields, total, runs, meta.name)
     root = meta.schema.column_id
-    groups = [
-        {root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected}
-        for g in field_groups(decode.fields, len(runs), workers)
-    ]
+    groups = [{root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected} for g in fields]
 
     def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
         run, selected = job
@@ -194,6 +196,7 @@ def decode_run(
             dictionary_as_category,
             outputs,
             hive11,
+            run.dictionaries,
         )
     if meta.schema.kind != "struct":
         return {meta.schema.column_id: root}
