@@ -6,6 +6,7 @@ stripes without a usable row index are never cut."""
 
 from __future__ import annotations
 
+import io
 import itertools
 import threading
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from orcjit.decode import columns as decode_columns
 from orcjit.reading import plan as read_plan
 from orcjit.reading import scan
 from orcjit.reading.plan import Run, piece_bounds, plan_read, split_runs, stripe_runs
+from orcjit.sources import ArrowFileSource, BufferSource, FileObjectSource, FsspecSource, LocalFileSource
 from orcjit.stripes import DICTIONARY_DATA
 from tests.factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
 from tests.fuzz_harness import decode_file, encode_file
@@ -472,3 +474,47 @@ def test_a_corrupt_piece_raises_the_error_of_a_whole_read(
         with pytest.raises(orcjit.OrcError):
             orcjit.read_orc(broken, **kwargs)
     assert pieces == [4, 1]
+
+
+# -- where reads cost a round trip -------------------------------------------------------------------------------
+
+
+class Remote(LocalFileSource):
+    """A local file standing in for a remote one: its reads are not cheap."""
+
+    cheap_reads = False
+
+
+def test_remote_files_are_not_cut(tmp_path: Path, small_pieces: None, pieces: list[int]) -> None:
+    """A remote stripe would be fetched in several requests where one does: read whole, columns side by side."""
+    path = one_stripe_pyarrow(tmp_path, all_types_table(4000, 3, "some"))
+    got = orcjit.read_orc(Remote(path), max_workers=2)
+    assert pieces == [1]
+    pd.testing.assert_frame_equal(got, orcjit.read_orc(path, use_threads=False))
+
+
+def test_which_sources_read_cheaply(tmp_path: Path) -> None:
+    import fsspec
+    import pyarrow.fs as pafs
+
+    path = one_stripe_pyarrow(tmp_path, pa.table({"x": [1, 2, 3]}))
+    data = path.read_bytes()
+    assert LocalFileSource(path).cheap_reads and BufferSource(data).cheap_reads
+    with open(path, "rb") as fh:
+        assert FileObjectSource(fh).cheap_reads
+    assert FileObjectSource(io.BytesIO(data)).cheap_reads
+
+    class Wrapped:
+        def __init__(self) -> None:
+            self._inner = io.BytesIO(data)
+
+        def seek(self, *args: Any) -> int:
+            return self._inner.seek(*args)
+
+        def read(self, n: int = -1) -> bytes:
+            return self._inner.read(n)
+
+    assert not FileObjectSource(Wrapped()).cheap_reads
+    assert FsspecSource(fsspec.filesystem("file"), str(path)).cheap_reads
+    assert ArrowFileSource(pafs.LocalFileSystem(), str(path)).cheap_reads
+    assert not Remote(path).cheap_reads

@@ -127,9 +127,12 @@ def split_runs(meta: FileMeta, runs: list[Run], decode: Selection, workers: int)
     index. A run is left whole on one thread (``workers`` 1), when it is too short (in rows, or in bytes of the
     streams of the ``decode`` columns), or when its stripe cannot be entered by row group (no row index, or one
     that does not fit the stripe: :func:`read_row_positions`); a stripe's row index is read here unless pruning
-    or the run's plan read it already.
+    or the run's plan read it already. Nothing is cut where reads cost a round trip (a remote file: its pieces
+    would wait on several requests where the whole stripe takes one: :attr:`~orcjit.sources.ByteSource.cheap_reads`).
     """
     if workers <= 1 or len(runs) >= 2 * workers or meta.stride <= 0 or not decode.fields:
+        return runs
+    if not meta.source.cheap_reads:
         return runs
     pieces = -(-PIECES_PER_WORKER * workers // len(runs))
     out: list[Run] = []
