@@ -22,6 +22,7 @@ import pytest
 import orcjit
 import orcjit.progress
 from orcjit import ORCFile
+from orcjit._proto import orc_proto_pb2 as pb
 from orcjit.decode import columns as decode_columns
 from orcjit.reading import plan as read_plan
 from orcjit.reading import scan
@@ -461,7 +462,8 @@ def test_progress_finishes_the_stripe_once(
 def test_a_corrupt_piece_raises_the_error_of_a_whole_read(
     tmp_path: Path, small_pieces: None, pieces: list[int]
 ) -> None:
-    """Bytes broken in the middle of the stripe: the piece holding them fails, as the whole read does."""
+    """Bytes broken in the middle of the stripe: the piece holding them fails, and the stripe read whole again
+    says what is wrong, in the words of the read on one thread."""
     path = one_stripe_pyarrow(tmp_path, pa.table({"x": np.random.default_rng(2).integers(0, 2**40, ROWS)}))
     f = ORCFile(path)
     stream = next(s for s in f.stripe_footer(0).streams if s.column == 1 and s.kind_name == "DATA")
@@ -470,10 +472,63 @@ def test_a_corrupt_piece_raises_the_error_of_a_whole_read(
     data[middle : middle + 64] = b"\xff" * 64
     broken = tmp_path / "broken.orc"
     broken.write_bytes(bytes(data))
+    errors = []
     for kwargs in ({"max_workers": 2}, {"use_threads": False}):
-        with pytest.raises(orcjit.OrcError):
+        with pytest.raises(orcjit.OrcError) as info:
             orcjit.read_orc(broken, **kwargs)
+        errors.append(str(info.value))
     assert pieces == [4, 1]
+    assert errors[0] == errors[1]
+
+
+def _with_row_index(path: Path, out: Path, change: Any) -> Path:
+    """The (uncompressed) file at ``path`` with ``change(column, RowIndex)`` applied to each column's row index."""
+    model = decode_file(path.read_bytes())
+    for stream in model.stripes[0].streams:
+        if stream.kind == pb.Stream.ROW_INDEX:
+            index = pb.RowIndex.FromString(stream.data)
+            stream.data = change(stream.column, index) or index.SerializeToString()
+    out.write_bytes(encode_file(model))
+    return out
+
+
+def test_a_row_index_that_does_not_decode_leaves_the_stripe_whole(
+    tmp_path: Path, small_pieces: None, pieces: list[int]
+) -> None:
+    path = one_stripe_pyarrow(tmp_path, all_types_table(8000, 6, "some"), compression="uncompressed")
+    broken = _with_row_index(
+        path, tmp_path / "bad-index.orc", lambda column, index: b"\xff\xff\xff" if column == 3 else None
+    )
+    with ORCFile(broken) as f, pytest.raises(orcjit.OrcError):
+        f.read_rows(2500, 2600)  # entering by the row index fails
+    got = assert_same_reads(broken)
+    assert pieces == [1, 1]
+    pd.testing.assert_frame_equal(got, orcjit.read_orc(path))
+
+
+def test_a_row_index_that_misleads_a_piece_is_not_trusted(
+    tmp_path: Path, small_pieces: None, pieces: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A position past its stream where a piece starts: that piece fails, and the stripe is read again whole
+    (the bar still counting it once)."""
+    table = pa.table({"x": np.random.default_rng(8).integers(0, 2**40, ROWS), "y": np.arange(ROWS) * 0.25})
+    path = one_stripe_pyarrow(tmp_path, table, compression="uncompressed")
+
+    def mislead(column: int, index: Any) -> None:
+        if column == 1:
+            index.entry[5].positions[0] = 10**9  # DATA's byte offset at row 5,000
+
+    broken = _with_row_index(path, tmp_path / "misleading.orc", mislead)
+    with ORCFile(broken) as f, pytest.raises(orcjit.OrcError, match="row index position"):
+        f.read_rows(5000, 6000)
+    RecordingBar.made = []
+    monkeypatch.setattr(orcjit.progress, "_bar_class", lambda: RecordingBar)
+    pieces.clear()
+    got = orcjit.read_orc(broken, max_workers=2, progress=True)
+    assert pieces == [4]  # cut; then read whole when a piece failed
+    (bar,) = RecordingBar.made
+    assert (bar.total, bar.n, bar.closed) == (1, 1, True)
+    pd.testing.assert_frame_equal(got, orcjit.read_orc(path, use_threads=False))
 
 
 # -- where reads cost a round trip -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from ..decode.columns import SharedDictionaries
 from ..decode.seek import Positions, read_row_positions
 from ..encryption import guard_read
+from ..errors import OrcError
 from ..filemeta import FileMeta
 from ..kernels.row_index import RowIndexTable
 from ..pushdown.filters import Filters, normalize_filters, tested_columns
@@ -124,11 +125,13 @@ def row_range_runs(meta: FileMeta, start: int, stop: int, decode: Selection) -> 
 def split_runs(meta: FileMeta, runs: list[Run], decode: Selection, workers: int) -> list[Run]:
     """``runs``, the long ones cut into pieces (:func:`piece_bounds`) when they are fewer than two per worker:
     about :data:`PIECES_PER_WORKER` pieces per worker over all, of whole row groups, each entered with the row
-    index. A run is left whole on one thread (``workers`` 1), when it is too short (in rows, or in bytes of the
-    streams of the ``decode`` columns), or when its stripe cannot be entered by row group (no row index, or one
-    that does not fit the stripe: :func:`read_row_positions`); a stripe's row index is read here unless pruning
-    or the run's plan read it already. Nothing is cut where reads cost a round trip (a remote file: its pieces
-    would wait on several requests where the whole stripe takes one: :attr:`~orcjit.sources.ByteSource.cheap_reads`).
+    index (read here unless pruning or the run's plan read it already).
+
+    A run is left whole on one thread (``workers`` 1), when it is too short (in rows, or in bytes of the streams
+    of the ``decode`` columns), or when its stripe cannot be entered by row group: no row index, one that does
+    not fit the stripe (:func:`read_row_positions`) or one that does not decode. Nothing is cut where reads cost
+    a round trip (a remote file, :attr:`~orcjit.sources.ByteSource.cheap_reads`): its pieces would wait on
+    several requests where the whole stripe takes one.
     """
     if workers <= 1 or len(runs) >= 2 * workers or meta.stride <= 0 or not decode.fields:
         return runs
@@ -145,7 +148,10 @@ def split_runs(meta: FileMeta, runs: list[Run], decode: Selection, workers: int)
         by_bytes = stored * run.count // run.stripe.rows // MIN_PIECE_BYTES
         bounds = piece_bounds(run.first, run.count, meta.stride, min(pieces, by_bytes), MIN_PIECE_ROWS)
         if len(bounds) > 1 and positions is None and run.whole_stripe:
-            positions = _positions(meta, run.stripe, footer, decode, run.indexes)
+            try:
+                positions = _positions(meta, run.stripe, footer, decode, run.indexes)
+            except OrcError:  # a corrupt row index: the stripe read whole does without it
+                positions = None
         if len(bounds) <= 1 or positions is None:
             out.append(run)
             continue
