@@ -65,6 +65,14 @@ class StripeProgress:
             self._pending.pop(stripe, None)
             self._bar.update(1)
 
+    def abandon(self) -> set[int]:
+        """Give up the tasks still expected (once none of them can still finish): the stripes they left unfinished,
+        which the bar has not counted."""
+        with self._lock:
+            unfinished = set(self._pending)
+            self._pending.clear()
+            return unfinished
+
     def advance(self, stripes: int = 1) -> None:
         """Count ``stripes`` as done without tasks (stripes with nothing to decode, or passed over)."""
         if stripes:

@@ -38,7 +38,12 @@ class ByteSource:
         How many reads were made so far.
     bytes_read : int
         How many bytes those reads returned.
+    cheap_reads : bool
+        Whether a read costs no round trip (a local file, bytes in memory): a read may then fetch a stripe in
+        pieces that threads decode side by side, rather than in as few requests as it can.
     """
+
+    cheap_reads = False
 
     def __init__(self, name: str, size: int) -> None:
         self.name = name
@@ -124,6 +129,8 @@ class ByteSource:
 class LocalFileSource(ByteSource):
     """A local file read with ``os.pread``, which needs no shared file position and so no lock."""
 
+    cheap_reads = True
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         name = os.fspath(path)
         self._fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -155,6 +162,8 @@ class LocalFileSource(ByteSource):
 class BufferSource(ByteSource):
     """Bytes already in memory (``bytes``, ``bytearray``, ``memoryview``)."""
 
+    cheap_reads = True
+
     def __init__(self, data: bytes | bytearray | memoryview, name: str = "<bytes>") -> None:
         self._view = memoryview(data).cast("B")
         super().__init__(name, len(self._view))
@@ -182,10 +191,12 @@ def _lock_for(fileobj: Any) -> threading.Lock:
 
 class FileObjectSource(ByteSource):
     """A binary file object with ``seek`` and ``read``; reads take a lock, shared by every source over the same
-    object, because they move its position."""
+    object, because they move its position. Its reads are cheap when it is a local file or bytes in memory (the
+    io module's own objects), not known to be otherwise."""
 
     def __init__(self, fileobj: Any, name: str | None = None) -> None:
         self._file = fileobj
+        self.cheap_reads = isinstance(fileobj, (io.BytesIO, io.FileIO, io.BufferedReader, io.BufferedRandom))
         self._file_lock = _lock_for(fileobj)
         with self._file_lock:
             size = fileobj.seek(0, io.SEEK_END)
@@ -226,6 +237,7 @@ class FsspecSource(ByteSource):
         self._fs = fs
         self._path = path
         protocol = fs.protocol[0] if isinstance(fs.protocol, (tuple, list)) else fs.protocol
+        self.cheap_reads = protocol in ("file", "local", "memory")
         if protocol in ("file", "local"):
             name = path
         elif hasattr(fs, "unstrip_protocol"):
@@ -251,6 +263,7 @@ class ArrowFileSource(ByteSource):
 
     def __init__(self, fs: Any, path: str) -> None:
         self._file = fs.open_input_file(path)
+        self.cheap_reads = getattr(fs, "type_name", None) in ("local", "mock")
         super().__init__(path, int(self._file.size()))
 
     def _read(self, offset: int, length: int) -> bytes:

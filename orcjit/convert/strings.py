@@ -68,8 +68,10 @@ def _through_arrow(chunks: list[ColumnVector], binary: bool, target: str) -> Any
 
 
 def _objects(chunks: list[ColumnVector], binary: bool) -> np.ndarray:
-    """Object array of ``str`` (or ``bytes``), None for nulls; dictionaries are looked up."""
-    parts = [_chunk_objects(c, binary) for c in chunks]
+    """Object array of ``str`` (or ``bytes``), None for nulls; dictionaries are looked up (and decoded once for
+    the chunks that share one)."""
+    entries: dict[int, np.ndarray] = {}
+    parts = [_chunk_objects(c, binary, entries) for c in chunks]
     out = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.empty(0, dtype=object)
     valid = valid_of(chunks)
     if valid is not None:
@@ -77,10 +79,12 @@ def _objects(chunks: list[ColumnVector], binary: bool) -> np.ndarray:
     return out
 
 
-def _chunk_objects(vec: ColumnVector, binary: bool) -> np.ndarray:
+def _chunk_objects(vec: ColumnVector, binary: bool, decoded: dict[int, np.ndarray]) -> np.ndarray:
     if vec.dictionary is None:
         return decode_strings(vec.offsets, vec.data, binary)
-    entries = decode_strings(*vec.dictionary, binary=binary)
+    entries = decoded.get(id(vec.dictionary[0]))
+    if entries is None:
+        entries = decoded[id(vec.dictionary[0])] = decode_strings(*vec.dictionary, binary=binary)
     if vec.valid is None:
         return entries[vec.values]
     out = np.full(vec.length, None, dtype=object)
@@ -125,19 +129,21 @@ def categorical(node: TypeNode, chunks: list[ColumnVector]) -> pd.Categorical:
     """Codes and one category per distinct dictionary entry, the stripes' dictionaries unified in order of
     appearance (as Arrow's ``DictionaryUnifier``); a stripe encoded directly has its values' distinct strings in
     order of appearance as its dictionary (as Arrow's ``dictionary_encode``). Only the dictionaries' strings (and
-    the directly encoded stripes' values) become Python objects."""
+    the directly encoded stripes' values) become Python objects, once for a dictionary that several chunks share
+    (the pieces of one stripe)."""
     positions: dict[str, int] = {}
     codes = []
+    transposes: dict[int, np.ndarray] = {}  # by the id of a dictionary's offsets (the chunks hold them alive)
     for vec in chunks:
         if vec.dictionary is not None:
-            entries = decode_strings(*vec.dictionary, binary=False)
             indices = vec.values
+            key = id(vec.dictionary[0])
+            if key not in transposes:
+                transposes[key] = _number(decode_strings(*vec.dictionary, binary=False), positions)
+            transpose = transposes[key]
         else:
             indices, uniques = pd.factorize(_objects([vec], binary=False), use_na_sentinel=True)
-            entries = list(uniques)
-        transpose = np.fromiter(
-            (positions.setdefault(entry, len(positions)) for entry in entries), dtype=np.int64, count=len(entries)
-        )
+            transpose = _number(list(uniques), positions)
         chunk_codes = np.full(vec.length, -1, dtype=np.int64)
         valid = np.ones(vec.length, dtype=np.bool_) if vec.valid is None else vec.valid
         if vec.dictionary is None:
@@ -149,3 +155,10 @@ def categorical(node: TypeNode, chunks: list[ColumnVector]) -> pd.Categorical:
     code_dtype = np.int8 if size < 2**7 else np.int16 if size < 2**15 else np.int32
     categories = pd.Index(list(positions), dtype=default_string_dtype() or object)
     return pd.Categorical.from_codes(all_codes.astype(code_dtype), categories=categories)
+
+
+def _number(entries: Any, positions: dict[str, int]) -> np.ndarray:
+    """Each entry's category number in ``positions``, numbering those met for the first time after the others."""
+    return np.fromiter(
+        (positions.setdefault(entry, len(positions)) for entry in entries), dtype=np.int64, count=len(entries)
+    )

@@ -8,6 +8,7 @@ parent), so after decoding they are spread back over the parent's slots where Ar
 from __future__ import annotations
 
 import decimal
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -41,6 +42,37 @@ from .vector import ColumnVector
 
 UTC_2015 = 1420070400
 
+Dictionary = tuple[np.ndarray, np.ndarray]  # a string dictionary's entry offsets and bytes
+
+
+class SharedDictionaries:
+    """The string dictionaries of one stripe, each decoded once for all the runs of rows a read cut the stripe
+    into (:func:`orcjit.reading.plan.split_runs`): every run needs a column's whole dictionary, and all get the
+    same arrays (which nothing writes to), so categories built from them are the same for every run.
+
+    Safe to use from several threads: the first run to need a column's dictionary decodes it while the others
+    that need it wait (a running task, never a queued one, so a shared pool cannot deadlock on it); a decode
+    that fails leaves nothing behind, and the next run tries again (and fails the same way).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._locks: dict[int, threading.Lock] = {}
+        self._decoded: dict[int, Dictionary] = {}
+
+    def get(self, column: int, decode: Callable[[], Dictionary]) -> Dictionary:
+        """Column ``column``'s dictionary, from ``decode()`` the first time."""
+        with self._lock:
+            lock = self._locks.setdefault(column, threading.Lock())
+        with lock:
+            got = self._decoded.get(column)
+            if got is None:
+                got = self._decoded[column] = decode()
+            return got
+
+    def __contains__(self, column: int) -> bool:
+        return column in self._decoded
+
 
 class ReadContext:
     """What column readers share while reading one stripe.
@@ -52,6 +84,7 @@ class ReadContext:
     ``outputs`` maps column ids of top-level fixed-width columns to the slice of the whole read's result array
     where this stripe's (or run's) values belong; their readers decode into it instead of allocating, so the
     result needs no concatenation afterwards. ``hive11`` says how decimals of Hive 0.11 files are given.
+    ``dictionaries``: the stripe's dictionaries shared with the other runs of rows it was cut into, if it was.
     """
 
     def __init__(
@@ -61,12 +94,14 @@ class ReadContext:
         dictionary_as_category: bool = False,
         outputs: dict[int, np.ndarray] | None = None,
         hive11: Hive11Decimals = HIVE11_DECIMALS["orc_cpp"],
+        dictionaries: SharedDictionaries | None = None,
     ) -> None:
         self.streams = streams
         self.selected = selected
         self.dictionary_as_category = dictionary_as_category
         self.outputs = outputs or {}
         self.hive11 = hive11
+        self.dictionaries = dictionaries
 
     def output(self, node: TypeNode, count: int) -> np.ndarray | None:
         """Where ``count`` slots of ``node`` go in the result, if the read allocated them already."""
@@ -185,20 +220,11 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
             check_utf8(offsets, data, streams.where(col, DATA))
         return ColumnVector(node, count, valid, offsets=offsets, data=data)
 
-    size = streams.encoding(col).dictionary_size or 0
-    what = streams.where(col, LENGTH)
-    dict_lengths = streams.open(col, LENGTH)
-    if size > dict_lengths.bytes_left() * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
-        raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
-    dict_offsets = _offsets(dict_lengths.integers(size, False, rle_v2(enc)), None, size, what)
-    # only the bytes the entries take: the rest of a hostile stream is never decompressed
-    dict_data = streams.open(col, DICTIONARY_DATA).raw(int(dict_offsets[-1]))
-    if dict_offsets[-1] > len(dict_data):
-        raise OrcError(
-            f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
-        )
-    # every row's string is an entry: checking the entries checks them all
-    check_utf8(dict_offsets, dict_data, streams.where(col, DICTIONARY_DATA), "dictionary entry")
+    if ctx.dictionaries is None:
+        dict_offsets, dict_data = _read_dictionary(streams, col, enc)
+    else:
+        dict_offsets, dict_data = ctx.dictionaries.get(col, lambda: _read_dictionary(streams, col, enc))
+    size = len(dict_offsets) - 1
     what = streams.where(col, DATA)
     dense = streams.open(col, DATA).integers(nn, False, rle_v2(enc))
     if nn and (dense.min() < 0 or dense.max() >= size):
@@ -218,6 +244,25 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     pack_entries(dict_offsets, dict_data, word_starts, words)
     gather_strings(dict_offsets, word_starts, words, indices, mask, offsets, out_words)
     return ColumnVector(node, count, valid, offsets=offsets, data=out_words.view(np.uint8)[:total])
+
+
+def _read_dictionary(streams: StripeStreams, col: int, enc: int) -> Dictionary:
+    """A string column's dictionary in the stripe: its entries' offsets and bytes, checked as UTF-8."""
+    size = streams.encoding(col).dictionary_size or 0
+    what = streams.where(col, LENGTH)
+    dict_lengths = streams.open(col, LENGTH)
+    if size > dict_lengths.bytes_left() * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
+        raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
+    dict_offsets = _offsets(dict_lengths.integers(size, False, rle_v2(enc)), None, size, what)
+    # only the bytes the entries take: the rest of a hostile stream is never decompressed
+    dict_data = streams.open(col, DICTIONARY_DATA).raw(int(dict_offsets[-1]))
+    if dict_offsets[-1] > len(dict_data):
+        raise OrcError(
+            f"{streams.where(col, DICTIONARY_DATA)}: dictionary needs {dict_offsets[-1]} bytes, holds {len(dict_data)}"
+        )
+    # every row's string is an entry: checking the entries checks them all
+    check_utf8(dict_offsets, dict_data, streams.where(col, DICTIONARY_DATA), "dictionary entry")
+    return dict_offsets, dict_data
 
 
 def _writer_zone(streams: StripeStreams, col: int) -> ZoneRules | None:

@@ -46,7 +46,7 @@ from ..types.kinds import (
     Hive11Decimals,
 )
 from ..types.schema import TypeNode
-from .columns import ReadContext, read_column
+from .columns import ReadContext, SharedDictionaries, read_column
 from .cursor import EMPTY, HEADER_SIZE, StreamCursor, ValueStream
 from .positions import DICTIONARY_ENCODINGS, ColumnPositions, StreamPosition, column_positions
 from .streams import StripeStreams, coalesce, stored_as_integers
@@ -123,7 +123,9 @@ class SeekStreams(StripeStreams):
     starts (the stripe's end when it is the last), and decompressed as decoding gets to them.
 
     Each stream is opened once: :meth:`open` hands back the same :class:`ValueStream` every time, so skipping
-    rows and then decoding rows continue one another.
+    rows and then decoding rows continue one another. With ``later_dictionaries`` the streams of dictionaries
+    are fetched (whole) only when opened: when the stripe's dictionaries are shared by the runs of rows it was
+    cut into, only the run that decodes one fetches it.
     """
 
     def __init__(
@@ -136,6 +138,7 @@ class SeekStreams(StripeStreams):
         positions: Positions | None,
         first_group: int = 0,
         end_group: int = 0,
+        later_dictionaries: bool = False,
     ) -> None:
         super().__init__(
             stripe=stripe,
@@ -150,11 +153,15 @@ class SeekStreams(StripeStreams):
         self._opened: dict[tuple[int, int], ValueStream] = {}
         compressed = tail.compression != NONE
         plan = stream_plan(footer, columns, positions, first_group, end_group, compressed, tail.block_size)
-        fetched = _fetch(source, planned_ranges(plan))
-        self._plan = {
-            key: (s, start, _slice(fetched, s.offset + start, end - start) if end > start else memoryview(b""), at)
-            for key, (s, start, end, at) in plan.items()
-        }
+        later = {key for key, (s, _, _, _) in plan.items() if _dictionary(s, footer)} if later_dictionaries else set()
+        fetched = _fetch(source, planned_ranges({k: v for k, v in plan.items() if k not in later}))
+        # per stream: what was fetched of it from ``start`` on, None for a dictionary fetched when opened
+        self._plan: dict[tuple[int, int], tuple[StreamInfo, int, memoryview | None, StreamPosition | None]] = {}
+        for key, (s, start, end, at) in plan.items():
+            raw = None
+            if key not in later:
+                raw = _slice(fetched, s.offset + start, end - start) if end > start else memoryview(b"")
+            self._plan[key] = (s, start, raw, at)
 
     def open(self, column: int, kind: int) -> ValueStream:
         key = (column, kind)
@@ -168,6 +175,8 @@ class SeekStreams(StripeStreams):
         else:
             s, start, raw, at = planned
             source = self._source
+            if raw is None:  # a dictionary fetched when opened, whole
+                raw = memoryview(source.read(s.offset, s.length))
 
             def fetch(offset: int, length: int, base: int = s.offset) -> bytes:
                 return source.read(base + offset, length)
@@ -352,10 +361,12 @@ def read_stripe_rows(
     dictionary_as_category: bool = False,
     outputs: dict[int, np.ndarray] | None = None,
     hive11: Hive11Decimals = HIVE11_DECIMALS["orc_cpp"],
+    dictionaries: SharedDictionaries | None = None,
 ) -> ColumnVector:
     """Decode rows ``[first, first + count)`` of ``stripe`` (row numbers inside the stripe) for the ``selected``
-    column ids: the root's vector (``outputs``: arrays to decode top-level columns into, as
-    :class:`~orcjit.decode.columns.ReadContext` takes).
+    column ids: the root's vector (``outputs``: arrays to decode top-level columns into, and ``dictionaries``:
+    the stripe's dictionaries shared with other runs of its rows, as :class:`~orcjit.decode.columns.ReadContext`
+    takes).
 
     With ``positions`` (from :func:`read_row_positions`) the streams are entered at the row group holding
     ``first`` and fetched only as far as the row group after the last row; without, they are read from the
@@ -363,15 +374,16 @@ def read_stripe_rows(
     """
     if not 0 <= first <= first + count <= stripe.rows:
         raise OrcError(f"{source.name}: stripe {stripe.index} has {stripe.rows} rows, not [{first}, {first + count})")
+    later = dictionaries is not None  # shared: fetched by the run that decodes them
     if positions is not None and stride > 0:
         groups = -(-stripe.rows // stride)
         first_group = first // stride
         end_group = min(-(-(first + count) // stride), groups)
-        streams = SeekStreams(source, tail, stripe, footer, selected, positions, first_group, end_group)
+        streams = SeekStreams(source, tail, stripe, footer, selected, positions, first_group, end_group, later)
         skip = first - first_group * stride
     else:
-        streams = SeekStreams(source, tail, stripe, footer, selected, None)
+        streams = SeekStreams(source, tail, stripe, footer, selected, None, later_dictionaries=later)
         skip = first
-    ctx = ReadContext(streams, selected, dictionary_as_category, outputs, hive11)
+    ctx = ReadContext(streams, selected, dictionary_as_category, outputs, hive11, dictionaries)
     skip_column(ctx, schema, skip)
     return read_column(ctx, schema, count)

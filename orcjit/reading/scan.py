@@ -22,6 +22,7 @@ from ..decode.limits import allocate
 from ..decode.seek import read_stripe_rows
 from ..decode.streams import read_stripe_streams
 from ..decode.vector import ColumnVector, find_vector, prune_vector
+from ..errors import OrcError
 from ..filemeta import FileMeta
 from ..progress import StripeProgress, stripe_progress
 from ..pushdown.plan import StripeDecision, decide
@@ -30,7 +31,7 @@ from ..types.kinds import HIVE11_DECIMALS, KINDS, Hive11Decimals
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
 from .options import ReadOptions
-from .plan import ReadPlan, Run, stripe_runs
+from .plan import ReadPlan, Run, split_runs, stripe_runs
 
 __all__ = ["Scanned", "allocate_outputs", "decode_run", "field_groups", "run_tasks", "scan_runs", "scan_stripes"]
 
@@ -95,9 +96,49 @@ def scan_runs(
     meta: FileMeta, runs: list[Run], plan: ReadPlan, options: ReadOptions, bar: StripeProgress | None = None
 ) -> Scanned:
     """Decode ``runs`` of the columns ``plan`` decodes on ``options``' threads: the output columns' vectors and the
-    rows its filters keep; ``bar`` advances as each stripe's last task finishes."""
+    rows its filters keep; ``bar`` advances as each stripe's last task finishes.
+
+    Runs too few to keep the threads busy are cut into pieces (:func:`~orcjit.reading.plan.split_runs`) and their
+    columns decoded apart (:func:`field_groups`): the tasks are pieces times groups of columns. The pieces are
+    entered by the row index, which a whole read never needs: when a piece fails, the runs are read again whole,
+    so that a read fails (and says why) exactly as it does on one thread.
+
+    Raises
+    ------
+    OrcError
+        If the file is corrupt where the read decodes it.
+    """
+    workers = options.workers
+    if sum(run.count for run in runs) * len(plan.decode.fields) < SMALL_READ_VALUES:
+        workers = 1  # handing tasks to threads would cost more than decoding them here
+    fields = field_groups(plan.decode.fields, len(runs), workers)
+    pieces = split_runs(meta, runs, plan.decode, workers)
+    if pieces is runs:
+        return _scan(meta, runs, fields, plan, options, workers, bar)
+    try:
+        return _scan(meta, pieces, fields, plan, options, workers, bar)
+    except OrcError:
+        pass
+    # every task has ended (run_tasks waits for those started): the stripes whose pieces all finished were counted
+    unfinished = bar.abandon() if bar is not None else set()
+    got = _scan(meta, runs, fields, plan, options, workers, None)
+    if bar is not None:
+        bar.advance(len(unfinished))
+    return got
+
+
+def _scan(
+    meta: FileMeta,
+    runs: list[Run],
+    fields: list[list[TypeNode]],
+    plan: ReadPlan,
+    options: ReadOptions,
+    workers: int,
+    bar: StripeProgress | None,
+) -> Scanned:
+    """:func:`scan_runs` of ``runs`` (as they are) times the groups of top-level ``fields``."""
     output, decode, predicates = plan.output, plan.decode, plan.predicates
-    workers, dictionary_as_category, hive11 = options.workers, options.dictionary_as_category, options.hive11
+    dictionary_as_category, hive11 = options.dictionary_as_category, options.hive11
     got = Scanned(output, bool(predicates))
     total = 0
     for run in runs:
@@ -110,14 +151,9 @@ def scan_runs(
         if bar is not None:
             bar.advance(len({r.stripe.index for r in runs}))
         return got
-    if total * len(decode.fields) < SMALL_READ_VALUES:
-        workers = 1  # handing tasks to threads would cost more than decoding them here
     outputs = allocate_outputs(output.fields, total, runs, meta.name)
     root = meta.schema.column_id
-    groups = [
-        {root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected}
-        for g in field_groups(decode.fields, len(runs), workers)
-    ]
+    groups = [{root} | {n.column_id for f in g for n in f.walk() if n.column_id in decode.selected} for g in fields]
 
     def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
         run, selected = job
@@ -194,6 +230,7 @@ def decode_run(
             dictionary_as_category,
             outputs,
             hive11,
+            run.dictionaries,
         )
     if meta.schema.kind != "struct":
         return {meta.schema.column_id: root}
