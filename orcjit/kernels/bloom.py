@@ -61,7 +61,7 @@ from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8
 from ..tail import parse_message
 from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
 from .protobuf import BYTES, VARINT, count_messages, key, skip, span, varint
-from .status import BAD_LENGTH, ERROR_POS, new_state
+from .status import BAD_LENGTH, BAD_VALUE, ERROR_POS, new_state
 from .varint import as_buffer
 
 __all__ = [
@@ -70,6 +70,7 @@ __all__ = [
     "CANONICAL_NAN_BITS",
     "MAX_HASH_FUNCTIONS",
     "SEED",
+    "bloom_filter_index_may_contain",
     "bloom_filter_reliable",
     "bloom_test",
     "bloom_test_filters",
@@ -83,6 +84,7 @@ __all__ = [
     "hash_value",
     "murmur3_hash64",
     "parse_bloom_filter_index",
+    "probe_bloom_filter_index",
     "read_bloom_filter_index",
     "stack_filters",
     "wang_hash64",
@@ -461,6 +463,127 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                     bits2d.byteswap(inplace=True)
                 return bits2d, num_bits, ks
     return stack_filters(parse_bloom_filter_index(raw, what), what)
+
+
+@jit
+def _probe_bytes(buf, start, num_bits, k, h):  # type: ignore[no-untyped-def]
+    """:func:`_probe_all` over a bitset held as little-endian longs' bytes at ``buf[start:]`` (bit ``p`` is bit
+    ``p & 7`` of byte ``p >> 3``); the caller has checked that ``num_bits // 8`` bytes are there."""
+    hh = np.uint64(h)
+    h1 = np.int64(hh & _MASK32)
+    h2 = np.int64(hh >> np.uint64(32))
+    if h1 >= 0x80000000:
+        h1 -= 0x100000000
+    if h2 >= 0x80000000:
+        h2 -= 0x100000000
+    for i in range(1, k + 1):
+        c = (h1 + i * h2) & 0xFFFFFFFF
+        if c >= 0x80000000:
+            c = 0xFFFFFFFF - c
+        pos = c % num_bits
+        if ((buf[start + (pos >> 3)] >> (pos & 7)) & 1) == 0:
+            return False
+    return True
+
+
+@jit
+def probe_bloom_filter_index(buf, hashes, out, lengths, state):  # type: ignore[no-untyped-def]
+    """Test ``hashes`` against every entry of the BloomFilterIndex ``buf`` in place: ``out[row]`` is True if any
+    hash may be in entry ``row``'s filter, ``lengths[row]`` the bytes of its ``utf8bitset``.
+
+    Only entries as every writer since ORC-101 makes them are tested here: a ``utf8bitset`` of whole longs and
+    ``1 <= k <= min(m, MAX_HASH_FUNCTIONS)``, the protobuf rules of :func:`scan_bloom_filter_index` (the last
+    ``k`` and the last ``utf8bitset`` count). Returns the number of entries, or a negative code (with the failing
+    field's offset in ``state``) for a malformed message or any other entry: the caller then takes the runtime's
+    way, which reads legacy ``bitset`` longs and raises the runtime's errors.
+    """
+    pos = 0
+    end = buf.size
+    row = 0
+    while pos < end:
+        at = pos
+        number, wire, pos = key(buf, pos, end)
+        if pos < 0:
+            state[ERROR_POS] = at
+            return pos
+        if number == 1 and wire == BYTES:
+            start, stop = span(buf, pos, end)
+            if stop < 0 or row >= out.size:
+                state[ERROR_POS] = at
+                return stop if stop < 0 else BAD_LENGTH
+            k = np.int64(0)
+            first = np.int64(0)
+            length = np.int64(0)
+            p = start
+            while p < stop:
+                at = p
+                number, wire, p = key(buf, p, stop)
+                if p >= 0 and number == 1 and wire == VARINT:
+                    v, p = varint(buf, p, stop)
+                    k = v & 0xFFFFFFFF  # uint32, as the protobuf runtime keeps it
+                elif p >= 0 and number == 3 and wire == BYTES:
+                    first, p = span(buf, p, stop)
+                    if p >= 0:
+                        length = p - first
+                elif p >= 0 and number == 2 and wire == BYTES:
+                    inner, p = span(buf, p, stop)
+                    if p >= 0 and (p - inner) % 8:
+                        p = BAD_LENGTH  # packed fixed64 longs come in whole eights, or the runtime rejects them
+                elif p >= 0:
+                    p = skip(buf, p, stop, wire)
+                if p < 0:
+                    state[ERROR_POS] = at
+                    return p
+            num_bits = 8 * length
+            if length <= 0 or length % 8 or k < 1 or k > min(num_bits, MAX_HASH_FUNCTIONS):
+                state[ERROR_POS] = start
+                return BAD_VALUE
+            hit = False
+            for j in range(hashes.size):
+                if _probe_bytes(buf, first, num_bits, k, hashes[j]):
+                    hit = True
+                    break
+            out[row] = hit
+            lengths[row] = length
+            row += 1
+            pos = stop
+        else:
+            pos = skip(buf, pos, end, wire)
+            if pos < 0:
+                state[ERROR_POS] = at
+                return pos
+    return row
+
+
+def bloom_filter_index_may_contain(
+    raw: bytes | bytearray | memoryview, hashes: Sequence[int] | None, what: str = "bloom filter index"
+) -> np.ndarray:
+    """Per entry (row group) of a decompressed BLOOM_FILTER(_UTF8) stream: may any of ``hashes`` be there?
+
+    ``filters_may_contain(read_bloom_filter_index(raw, what), hashes)``, tested straight from the bytes when every
+    entry is a well-formed ``utf8bitset``: one pass, no copy of the bits, no protobuf objects (a lookup tests a few
+    bits of each of hundreds of filters of kilobytes each). Anything else goes the runtime's way, so the answers
+    and errors are those of :func:`read_bloom_filter_index`.
+
+    Raises
+    ------
+    OrcError
+        As :func:`read_bloom_filter_index`.
+    """
+    buf = as_buffer(raw)
+    state = new_state()
+    n = count_messages(buf, 1, state)
+    if n >= 0:
+        out = np.ones(n, dtype=np.bool_)
+        lengths = np.zeros(n, dtype=np.int64)
+        h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes or ()], dtype=np.uint64)
+        if probe_bloom_filter_index(buf, h, out, lengths, state) == n:
+            width = int(lengths.max()) // 8 if n else 0
+            _check_padding(n, width, int(lengths.sum()), what)  # as stacking them would: same errors
+            if hashes is None:
+                out[:] = True
+            return out
+    return filters_may_contain(read_bloom_filter_index(raw, what), hashes)
 
 
 def _check_padding(n: int, width: int, nbytes: int, what: str) -> None:

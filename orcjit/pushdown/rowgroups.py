@@ -10,12 +10,7 @@ import numpy as np
 
 from ..errors import OrcError
 from ..filemeta import FileMeta
-from ..kernels.bloom import (
-    bloom_filter_reliable,
-    filters_may_contain,
-    hash_candidates,
-    read_bloom_filter_index,
-)
+from ..kernels.bloom import bloom_filter_index_may_contain, bloom_filter_reliable, hash_candidates
 from ..kernels.row_index import RowIndexTable, parse_row_index
 from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX, StreamInfo, StripeFooterInfo, StripeInfo
 from ..tail import FileTail
@@ -91,35 +86,61 @@ def evaluate_row_groups(
     rows = np.minimum(stride, stripe.rows - stride * np.arange(groups, dtype=np.int64))
     tables = {column: GroupStatistics(table, columns[column], rows) for column, table in parsed.items()}
 
-    blooms: dict[int, tuple[Any, int]] = {}
+    # statistics first, once per predicate: bloom filters are read only for what they leave open
+    verdicts: dict[int, np.ndarray] = {}
+    for conj in filters:
+        for p in conj:
+            if id(p) not in verdicts:
+                table = tables.get(p.node.column_id)
+                usable = table is not None and trusted(p.node)
+                verdicts[id(p)] = table.evaluate(p) if usable else np.full(groups, MAYBE, np.int8)
+
     # a Hive 0.11 decimal's filter hashes the value as stored, not as read (brought to a scale)
     bloom_columns = {
         p.node.column_id for group in filters for p in group if p.op in ("==", "in") and not p.node.hive11_decimal
     }
     if not use_bloom:
         bloom_columns = set()
-    for column in bloom_columns:
+    blooms: dict[int, tuple[Any, str] | None] = {}
+
+    def bloom_index(column: int) -> tuple[Any, str] | None:
+        """The column's decompressed bloom filter index and its name for errors, read once: the first stream
+        (BLOOM_FILTER_UTF8, then BLOOM_FILTER) that reads as one filter per row group, or ``None``."""
+        nonlocal index_bytes
+        if column in blooms:
+            return blooms[column]
+        blooms[column] = None
         node = columns[column]
         for kind in (BLOOM_FILTER_UTF8, BLOOM_FILTER):
             s = streams.get((column, kind))
             if s is None or not bloom_filter_reliable(node.kind, writer, writer_version, kind):
                 continue
+            what = f"{source.name}: stripe {stripe.index}, column {column} bloom filter index"
             try:
-                what = f"{source.name}: stripe {stripe.index}, column {column} bloom filter index"
-                stacked = read_bloom_filter_index(read_index_stream(source, tail, stripe, s), what)
+                raw = read_index_stream(source, tail, stripe, s)
+                # one filter per row group, or it describes something else (any hashes tell: None tests none)
+                entries = len(bloom_filter_index_may_contain(raw, None, what))
             except OrcError:
                 continue  # a filter that cannot be read rules nothing out
             index_bytes += s.length
-            if len(stacked[0]) == groups:
-                blooms[column] = (stacked, kind)
+            if entries == groups:
+                blooms[column] = (raw, what)
                 break
+        return blooms[column]
 
-    # per predicate with a bloom filter: which row groups it rules out, tested once for all groups
+    # per predicate with a bloom filter, where statistics leave a row group open: which groups it rules out, all
+    # tested at once on the stream's bytes
     ruled_out: dict[int, np.ndarray] = {}
     for conj in filters:
         for p in conj:
-            if p.op in ("==", "in") and p.node.column_id in blooms and id(p) not in ruled_out:
-                ruled_out[id(p)] = _bloom_rules_out(p, blooms[p.node.column_id][0], groups)
+            column = p.node.column_id
+            if p.op not in ("==", "in") or column not in bloom_columns or id(p) in ruled_out:
+                continue
+            if not (verdicts[id(p)] == MAYBE).any():
+                continue
+            found = bloom_index(column)
+            if found is not None:
+                ruled_out[id(p)] = _bloom_rules_out(p, found, groups)
 
     by_stats = np.full(groups, NO, dtype=np.int8)
     by_bloom = np.full(groups, NO, dtype=np.int8)
@@ -127,8 +148,7 @@ def evaluate_row_groups(
         s_conj = np.full(groups, YES, dtype=np.int8)
         b_conj = np.full(groups, YES, dtype=np.int8)
         for p in conj:
-            table = tables.get(p.node.column_id)
-            tv = table.evaluate(p) if table is not None and trusted(p.node) else np.full(groups, MAYBE, np.int8)
+            tv = verdicts[id(p)]
             np.minimum(s_conj, tv, out=s_conj)
             if id(p) in ruled_out:
                 tv = np.where((tv == MAYBE) & ruled_out[id(p)], NO, tv).astype(np.int8)
@@ -145,7 +165,7 @@ def evaluate_row_groups(
     return RowGroupVerdict(~pruned, reasons, stride, index_bytes, int(by_bloom_only.sum()), indexes=indexes)
 
 
-def _bloom_rules_out(p: Predicate, stacked: Any, groups: int) -> np.ndarray:
+def _bloom_rules_out(p: Predicate, found: tuple[Any, str], groups: int) -> np.ndarray:
     """Per row group: do the bloom filters say none of the predicate's values is there?"""
     hashes: list[int] = []
     for value in p.values:
@@ -158,4 +178,5 @@ def _bloom_rules_out(p: Predicate, stacked: Any, groups: int) -> np.ndarray:
         if candidates is None:
             return np.zeros(groups, dtype=np.bool_)
         hashes.extend(candidates)
-    return ~filters_may_contain(stacked, hashes)
+    raw, what = found
+    return ~bloom_filter_index_may_contain(raw, hashes, what)
