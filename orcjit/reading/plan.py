@@ -22,7 +22,7 @@ from ..pushdown.rowgroups import kept_runs
 from ..stripes import StripeFooterInfo, StripeInfo
 from ..types.resolve import Selection, decode_selection, select_columns
 
-__all__ = ["ReadPlan", "Run", "plan_read", "row_range_runs", "stripe_runs"]
+__all__ = ["ReadPlan", "Run", "plan_read", "row_range_runs", "run_positions", "stripe_runs"]
 
 
 @dataclass
@@ -76,7 +76,7 @@ def stripe_runs(meta: FileMeta, decision: StripeDecision, decode: Selection) -> 
     footer = decision.footer or meta.stripe_footer(decision.index)
     groups = decision.row_groups
     if groups is not None and not groups.keep.all() and groups.stride > 0:
-        positions = _positions(meta, stripe, footer, decode, groups.indexes)
+        positions = run_positions(meta, stripe, footer, decode, groups.indexes)
         if positions is not None:
             runs = []
             for start, stop in kept_runs(groups.keep):
@@ -97,12 +97,12 @@ def row_range_runs(meta: FileMeta, start: int, stop: int, decode: Selection) -> 
             continue
         footer = meta.stripe_footer(stripe.index)
         first, count = lo - stripe.first_row, hi - lo
-        positions = None if count == stripe.rows else _positions(meta, stripe, footer, decode)
+        positions = None if count == stripe.rows else run_positions(meta, stripe, footer, decode)
         runs.append(Run(stripe, first, count, footer, positions))
     return runs
 
 
-def _positions(
+def run_positions(
     meta: FileMeta,
     stripe: StripeInfo,
     footer: StripeFooterInfo,
