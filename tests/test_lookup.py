@@ -21,9 +21,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import orcjit
 from orcjit import ORCFile
+from orcjit._proto import orc_proto_pb2 as pb
 from orcjit.decode.vector import ColumnVector, slice_vector
 from orcjit.errors import OrcError
 from orcjit.kernels.bloom import (
@@ -32,10 +34,12 @@ from orcjit.kernels.bloom import (
     hash_candidates,
     read_bloom_filter_index,
 )
+from orcjit.pushdown.filters import normalize_filters
 from orcjit.pushdown.rowgroups import read_index_stream
 from orcjit.reading import scan
 from orcjit.stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX
 
+from . import test_group_statistics as gs_tests
 from .factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
 from .test_kernels_bloom import bloom_index, pb_field, pb_varint
 
@@ -361,3 +365,56 @@ def test_corrupt_row_index_of_the_filter_column_names_the_stream(tmp_path: Path)
     bad.write_bytes(bytes(data))
     with pytest.raises(OrcError, match=r"bad.orc: stripe 0, column 1: row index"):
         orcjit.read_orc(bad, filters=[("k", "==", 5)])
+
+
+# -- string statistics compared as spans -------------------------------------------------------------------------
+
+TEXT = st.text(
+    alphabet=st.sampled_from(["a", "b", "\x00", "é", "\uffff", "日", "\U0001f600", "\U0010ffff"]), max_size=4
+)
+BAD_UTF8 = st.sampled_from([b"\xff", b"a\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf"])
+
+
+@st.composite
+def string_groups(draw: Any) -> tuple[tuple[Any, ...], list[pb.ColumnStatistics | None], list[int]]:
+    kind = draw(st.sampled_from(["string", "varchar", "char"]))
+    op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in"]))
+    name = gs_tests.COLUMN[kind]
+    values = draw(st.lists(TEXT, min_size=1, max_size=3))
+    term = (name, op, values) if op in ("in", "not in") else (name, op, values[0])
+    groups: list[pb.ColumnStatistics | None] = []
+    for _ in range(draw(st.integers(1, 6))):
+        if draw(st.integers(0, 6)) == 0:
+            groups.append(None)
+            continue
+        s = pb.ColumnStatistics(numberOfValues=draw(st.integers(0, 5)), hasNull=draw(st.booleans()))
+        sub = s.stringStatistics
+        sub.SetInParent()
+        for number, field in ((1, "minimum"), (2, "maximum"), (4, "lowerBound"), (5, "upperBound")):
+            pick = draw(st.integers(0, 4))
+            if pick == 0:
+                sub.MergeFromString(pb_field(number, 2, draw(BAD_UTF8)))
+            elif pick > 1 or number < 3:
+                setattr(sub, field, draw(TEXT))
+        groups.append(s)
+    rows = draw(st.lists(st.integers(0, 6), min_size=len(groups), max_size=len(groups)))
+    return term, groups, rows
+
+
+@settings(max_examples=1500, deadline=None)
+@given(string_groups())
+def test_string_bounds_as_spans_match_the_scalar_reference(case: Any) -> None:
+    term, groups, row_counts = case
+    [[predicate]] = normalize_filters([term], gs_tests.SCHEMA)
+    rows = np.array(row_counts, dtype=np.int64)
+    want = gs_tests.reference(predicate, groups, rows)
+    assert gs_tests.vectorised(predicate, groups, rows).tolist() == want, (predicate, groups, row_counts)
+
+
+def test_string_values_utf8_cannot_hold_are_compared_as_objects() -> None:
+    s = pb.ColumnStatistics(numberOfValues=3, hasNull=False)
+    s.stringStatistics.minimum, s.stringStatistics.maximum = "a", "\U0001f600"
+    for value in ("\ud800", "b", "\ud83d"):
+        [[predicate]] = normalize_filters([(gs_tests.COLUMN["string"], "<", value)], gs_tests.SCHEMA)
+        rows = np.array([3], dtype=np.int64)
+        assert gs_tests.vectorised(predicate, [s], rows).tolist() == gs_tests.reference(predicate, [s], rows)

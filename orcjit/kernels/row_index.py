@@ -24,9 +24,10 @@ import numpy as np
 from .._jit import jit
 from .protobuf import BYTES, FIXED64, VARINT, count_messages, int32, key, skip, span, varint, zigzag
 from .status import BAD_LENGTH, ERROR_POS, TRUNCATED, check, new_state
+from .utf8 import valid_utf8
 from .varint import as_buffer
 
-__all__ = ["RowIndexTable", "parse_row_index"]
+__all__ = ["RowIndexTable", "compare_spans", "equal_spans", "parse_row_index", "utf8_spans"]
 
 # slots of the table; sub-message slots (INT .. TIMESTAMP) only say the sub-message was present
 STATISTICS = 0  # the entry has a statistics message
@@ -267,6 +268,49 @@ def scan_row_index(buf, value, extra, present, positions, state):  # type: ignor
                 state[ERROR_POS] = at
                 return pos
     return used
+
+
+@jit
+def utf8_spans(data, starts, lengths, present, out):  # type: ignore[no-untyped-def]
+    """``out[g]``: span ``g`` (``data[starts[g]:starts[g] + lengths[g]]``) was recorded (``present[g]``) and is
+    well-formed UTF-8, as Python's strict decoder has it. The parser checked that spans lie inside ``data``."""
+    for g in range(out.size):
+        out[g] = present[g] != 0 and valid_utf8(data, starts[g], starts[g] + lengths[g])
+
+
+@jit
+def compare_spans(data, starts, lengths, literal, out):  # type: ignore[no-untyped-def]
+    """``out[g]`` = -1, 0 or 1 as span ``g`` sorts before, equal to or after ``literal`` (bytewise: for UTF-8 that
+    is code point order, as Python compares ``str``)."""
+    m = literal.size
+    for g in range(out.size):
+        start = starts[g]
+        n = lengths[g]
+        result = 0
+        for j in range(min(n, m)):
+            a = data[start + j]
+            b = literal[j]
+            if a != b:
+                result = -1 if a < b else 1
+                break
+        if result == 0 and n != m:
+            result = -1 if n < m else 1
+        out[g] = result
+
+
+@jit
+def equal_spans(data, a_starts, a_lengths, b_starts, b_lengths, out):  # type: ignore[no-untyped-def]
+    """``out[g]``: spans ``a[g]`` and ``b[g]`` hold the same bytes."""
+    for g in range(out.size):
+        n = a_lengths[g]
+        same = n == b_lengths[g]
+        if same:
+            a, b = a_starts[g], b_starts[g]
+            for j in range(n):
+                if data[a + j] != data[b + j]:
+                    same = False
+                    break
+        out[g] = same
 
 
 @dataclass(frozen=True)

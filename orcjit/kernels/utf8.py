@@ -17,7 +17,7 @@ import numpy as np
 from .._jit import jit
 from ..errors import OrcError
 
-__all__ = ["check_utf8", "first_invalid"]
+__all__ = ["check_utf8", "first_invalid", "valid_utf8"]
 
 
 @jit
@@ -36,7 +36,7 @@ def _all_ascii(data, start, stop):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _valid_utf8(data, start, stop):  # type: ignore[no-untyped-def]
+def valid_utf8(data, start, stop):  # type: ignore[no-untyped-def]
     """Whether ``data[start:stop]`` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF)."""
     pos = start
     while pos < stop:
@@ -81,7 +81,7 @@ def first_invalid(offsets, data):  # type: ignore[no-untyped-def]
     if _all_ascii(data, offsets[0], offsets[n]):
         return -1
     for i in range(n):
-        if not _valid_utf8(data, offsets[i], offsets[i + 1]):
+        if not valid_utf8(data, offsets[i], offsets[i + 1]):
             return i
     return -1
 
