@@ -34,12 +34,14 @@ from orcjit.kernels.bloom import (
     hash_candidates,
     read_bloom_filter_index,
 )
+from orcjit.kernels.row_index import parse_row_index, parse_row_positions
 from orcjit.pushdown.filters import normalize_filters
 from orcjit.pushdown.rowgroups import read_index_stream
 from orcjit.reading import scan
 from orcjit.stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX
 
 from . import test_group_statistics as gs_tests
+from . import test_kernels_row_index as ri_tests
 from .factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
 from .test_kernels_bloom import bloom_index, pb_field, pb_varint
 
@@ -418,3 +420,76 @@ def test_string_values_utf8_cannot_hold_are_compared_as_objects() -> None:
         [[predicate]] = normalize_filters([(gs_tests.COLUMN["string"], "<", value)], gs_tests.SCHEMA)
         rows = np.array([3], dtype=np.int64)
         assert gs_tests.vectorised(predicate, [s], rows).tolist() == gs_tests.reference(predicate, [s], rows)
+
+
+# -- row index positions alone, for seeking ----------------------------------------------------------------------
+
+
+def _same_positions(raw: bytes) -> None:
+    """Wherever the full parser reads ``raw``, the positions-only one reads the same lists; where it reads the
+    positions but not the statistics, so be it, and where it fails, the full parser fails too."""
+    full = outcome(lambda: parse_row_index(raw, "column 1"))
+    alone = outcome(lambda: parse_row_positions(raw, "column 1"))
+    if isinstance(alone, str):
+        assert isinstance(full, str), raw.hex()
+        assert "column 1: row index" in alone
+        return
+    if isinstance(full, str):
+        return
+    want = full.position_rows()
+    if isinstance(want, np.ndarray):
+        assert isinstance(alone, np.ndarray) and alone.shape == want.shape and np.array_equal(alone, want), raw.hex()
+    else:
+        assert [a.tolist() for a in alone] == [w.tolist() for w in want], raw.hex()
+
+
+@settings(max_examples=300, deadline=None)
+@given(ri_tests.row_index_bytes())
+def test_positions_alone_match_the_full_parser(raw: bytes) -> None:
+    _same_positions(raw)
+    for cut in range(0, len(raw), max(1, len(raw) // 7)):
+        _same_positions(raw[:cut])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(ri_tests.WRAPPERS))
+def test_positions_alone_on_random_bytes(raw: bytes, wrap: Any) -> None:
+    _same_positions(wrap(raw))
+
+
+@pytest.mark.parametrize("writer", ["pyarrow", "pyorc"])
+@pytest.mark.parametrize("codec", CODECS)
+def test_positions_alone_on_real_files(writer: str, codec: str, tmp_path: Path) -> None:
+    if writer == "pyarrow":
+        path = write_pyarrow(tmp_path / "a.orc", all_types_table(3000, seed=2), compression=codec, row_index_stride=300)
+    else:
+        schema, rows = all_types_pyorc(3000, seed=2)
+        path = write_pyorc(tmp_path / "p.orc", schema, rows, compression=codec, row_index_stride=300)
+    with ORCFile(path) as f:
+        meta = f.meta
+        groups = -(-meta.stripes[0].rows // meta.stride)
+        streams = [s for s in meta.stripe_footer(0).streams if s.kind == ROW_INDEX]
+        assert len(streams) == len(list(meta.schema.walk()))
+        for s in streams:
+            raw = bytes(read_index_stream(meta.source, meta.tail, meta.stripes[0], s))
+            table = parse_row_index(raw, "x", entries=groups)
+            assert table is not None
+            got = parse_row_positions(raw, "x", entries=groups)
+            assert isinstance(got, np.ndarray) and np.array_equal(got, table.position_rows())
+            assert parse_row_positions(raw, "x", entries=groups + 1) is None
+        # a read by row range seeks with them
+        got = f.read_rows(1234, 1240, dtype_backend="numpy_nullable")
+        pd.testing.assert_frame_equal(got, f.read(dtype_backend="numpy_nullable").iloc[1234:1240])
+
+
+def test_corrupt_row_index_of_a_column_read_by_seeking_names_the_stream(tmp_path: Path) -> None:
+    table = pa.table({"k": np.arange(6000), "v": np.arange(6000) * 2.0})
+    path = write_pyarrow(tmp_path / "c.orc", table, compression="none", row_index_stride=500)
+    with ORCFile(path) as f:
+        [s] = [s for s in f.meta.stripe_footer(0).streams if s.column == 2 and s.kind == ROW_INDEX]
+    data = bytearray(path.read_bytes())
+    data[s.offset : s.offset + s.length] = b"\x0a" + b"\xff" * (s.length - 1)  # a length no varint can hold
+    bad = tmp_path / "bad.orc"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(OrcError, match=r"bad.orc: stripe 0, column 2 ROW_INDEX stream at offset \d+: row index"):
+        orcjit.read_orc(bad, filters=[("k", "==", 5)])

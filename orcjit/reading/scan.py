@@ -95,8 +95,10 @@ def scan_stripes(meta: FileMeta, plan: ReadPlan, indices: Sequence[int], options
 def _scan_kept(
     meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions, bar: StripeProgress | None
 ) -> Scanned:
-    if plan.decode.fields and bar is None and is_lookup(plan.predicates):
-        return scan_lookup(meta, plan, kept, options)
+    if plan.decode.fields and bar is None and is_lookup(plan.predicates) and kept and all(map(_skips_groups, kept)):
+        got = scan_lookup(meta, plan, kept, options)
+        if got is not None:
+            return got
     if plan.decode.fields:
         runs = [run for d in kept for run in stripe_runs(meta, d, plan.decode)]
     else:  # rows only: no stripe footer is needed to count them
@@ -187,13 +189,25 @@ def is_lookup(filters: Filters | None) -> bool:
 NARROW_SHARE = 0.75
 
 
-def scan_lookup(meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions) -> Scanned:
+def _skips_groups(d: StripeDecision) -> bool:
+    """Whether pruning skips row groups of kept stripe ``d`` (its runs are entered by row group)."""
+    groups = d.row_groups
+    return groups is not None and groups.stride > 0 and not groups.keep.all()
+
+
+def scan_lookup(meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions) -> Scanned | None:
     """A lookup (:func:`is_lookup`) decoded in two steps: the columns the filters test first, over the row groups
     pruning kept (bloom filters' false positives among them), then the other output columns only where rows
     matched, from each run's first match to its last. The tested columns' vectors are sliced to those stretches,
-    not decoded again; the result is what :func:`scan_runs` gives for the same rows."""
+    not decoded again; the result is what :func:`scan_runs` gives for the same rows.
+
+    Only for stripes pruning entered by row group (:func:`_skips_groups`): a stripe read whole is read whole, every
+    column (a corrupt column fails the read whether or not a row matches). ``None`` when a stripe cannot be entered
+    by row group after all (a tested column's positions are unusable)."""
     probe = _tested_selection(meta, plan)
     runs = [run for d in kept for run in stripe_runs(meta, d, probe)]
+    if any(run.positions is None for run in runs):
+        return None
     got = scan_runs(meta, runs, ReadPlan(probe, probe, plan.predicates, None), options)
     hits = [np.flatnonzero(mask) for mask in got.masks]
     spans = [(i, int(h[0]), int(h[-1]) + 1) for i, h in enumerate(hits) if h.size]
