@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["arrow_available", "default_string_dtype", "nan_is_na", "utc_dtype"]
+__all__ = ["arrow_available", "arrow_strings_dtype", "default_string_dtype", "nan_is_na", "utc_dtype"]
 
 
 def arrow_available() -> bool:
@@ -42,6 +42,32 @@ def default_string_dtype() -> Any:
     (pandas 2 without ``future.infer_string``)."""
     dtype = pd.Series(["x"]).dtype
     return dtype if isinstance(dtype, pd.StringDtype) else None
+
+
+def arrow_strings_dtype(binary: bool, nullable: bool) -> Any:
+    """The dtype pyarrow's ``to_pandas`` gives an Arrow ``large_binary`` (``binary``) or ``large_string`` column,
+    with pandas' ``StringDtype`` for strings when ``nullable``. It follows pandas' version and string options: asked
+    of pyarrow once for each state of those options (an empty conversion costs more than a lookup's frame)."""
+    options = []
+    # pandas 3 infers str whatever future.infer_string says (and warns when it is read): only pandas 2 asks it
+    for name in ("mode.string_storage",) + (("future.infer_string",) if _PANDAS_MAJOR < 3 else ()):
+        try:
+            options.append(str(pd.get_option(name)))
+        except (pd.errors.OptionError, KeyError):
+            options.append("")
+    return _arrow_strings_dtype(binary, nullable, tuple(options))
+
+
+_PANDAS_MAJOR = int(pd.__version__.split(".", 1)[0])
+
+
+@functools.cache
+def _arrow_strings_dtype(binary: bool, nullable: bool, options: tuple[str, ...]) -> Any:
+    import pyarrow as pa
+
+    type_ = pa.large_binary() if binary else pa.large_string()
+    mapper = {pa.large_string(): pd.StringDtype()}.get if nullable else None
+    return pa.chunked_array([], type=type_).to_pandas(types_mapper=mapper).dtype
 
 
 def utc_dtype() -> pd.DatetimeTZDtype:

@@ -24,7 +24,7 @@ from ..kernels.convert import distinct_strings
 from ..types.kinds import BINARY_KINDS
 from ..types.schema import TypeNode
 from .chunks import valid_of
-from .env import arrow_available, default_string_dtype
+from .env import arrow_available, arrow_strings_dtype, default_string_dtype
 
 __all__ = ["categorical", "decode_strings", "strings"]
 
@@ -58,11 +58,10 @@ def _through_arrow(chunks: list[ColumnVector], binary: bool, target: str) -> Any
 
     type_ = pa.large_binary() if binary else pa.large_string()
     column = pa.chunked_array([large_strings(vec, type_) for vec in chunks], type=type_)
-    mapper = {pa.large_string(): pd.StringDtype()}.get if target == "numpy_nullable" else None
     # the dtype to_pandas gives (it follows pandas' version and options): the Arrow-backed str of pandas 3 (and
     # 2.3 with future.infer_string) or StringDtype() keep Arrow's buffers as they are; object str / bytes are made
     # by Arrow's own conversion
-    dtype = pa.chunked_array([], type=type_).to_pandas(types_mapper=mapper).dtype
+    dtype = arrow_strings_dtype(binary, target == "numpy_nullable")
     if isinstance(dtype, pd.api.extensions.ExtensionDtype):
         return dtype.__from_arrow__(column)
     return column.to_numpy(zero_copy_only=False)
