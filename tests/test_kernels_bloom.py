@@ -31,6 +31,7 @@ from orcjit.kernels.bloom import (
     BLOOM_FILTER,
     BLOOM_FILTER_UTF8,
     SEED,
+    bloom_filter_index_may_contain,
     bloom_filter_reliable,
     bloom_test,
     bloom_test_filters,
@@ -479,6 +480,47 @@ def test_read_bloom_filter_index_random_bytes(raw: bytes, depth: int) -> None:
     for _ in range(depth):  # as the index, as an entry, as an entry with a good bitset before
         raw = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8) + raw)
     assert_read_matches_parse(raw)
+
+
+def assert_in_place_matches_stacked(raw: bytes) -> None:
+    """``bloom_filter_index_may_contain`` answers (or fails) as ``filters_may_contain(read_bloom_filter_index(...))``
+    for any hashes: tested on the bytes in place, without stacking the filters."""
+    for hashes in ([], [0], [1, 2, 3, M64], [0x123456789ABCDEF0] * 2, None):
+        want = bloom_outcome(lambda r, h=hashes: filters_may_contain(read_bloom_filter_index(r, "col 4"), h), raw)
+        got = bloom_outcome(lambda r, h=hashes: bloom_filter_index_may_contain(r, h, "col 4"), raw)
+        if isinstance(want, str) or isinstance(got, str):
+            assert got == want, raw.hex()
+        else:
+            assert got.dtype == np.bool_ and got.tolist() == want.tolist(), raw.hex()
+
+
+@settings(max_examples=400, deadline=None)
+@given(bloom_index())
+def test_in_place_test_matches_stacked_filters(raw: bytes) -> None:
+    assert_in_place_matches_stacked(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=120), st.sampled_from([0, 1, 2]))
+def test_in_place_test_random_bytes(raw: bytes, depth: int) -> None:
+    for _ in range(depth):  # as the index, as an entry, as an entry with a good bitset before
+        raw = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8) + raw)
+    assert_in_place_matches_stacked(raw)
+
+
+def test_in_place_test_truncated_and_probed_bits() -> None:
+    longs = [0x8000000000000001, 0, 0xDEADBEEF]
+    entries = [pb.BloomFilter(numHashFunctions=k, utf8bitset=struct.pack("<3Q", *longs)) for k in (1, 2, 7)]
+    raw = index_bytes(*entries)
+    for cut in range(len(raw) + 1):
+        assert_in_place_matches_stacked(raw[:cut])
+    # every bit of a filter of one long, one probe each: the answer is that bit
+    for bit in range(64):
+        one = index_bytes(pb.BloomFilter(numHashFunctions=1, utf8bitset=struct.pack("<Q", 1 << bit)))
+        hashes = [h for h in range(0, 1 << 12, 7)]
+        got = [bool(bloom_filter_index_may_contain(one, [h])[0]) for h in hashes]
+        bits = np.array([1 << bit], dtype=np.uint64)
+        assert got == [bool(bloom_test(bits, 64, 1, np.uint64(h))) for h in hashes]
 
 
 # -- hashing by ORC type ---------------------------------------------------------------------------------------------

@@ -3,8 +3,12 @@ full read filtered by pandas returns.
 
 - Bloom filters are tested straight from the decompressed stream bytes
   (:func:`~orcjit.kernels.bloom.bloom_filter_index_may_contain`): pinned against the protobuf path
-  (``filters_may_contain(read_bloom_filter_index(...))``) on random messages and on the streams of real files from
-  pyarrow and pyorc (ORC C++) in every codec, and on corrupt bytes (the same OrcError, naming the stream).
+  (``filters_may_contain(read_bloom_filter_index(...))``) on the streams of real files from pyarrow and pyorc
+  (ORC C++) in every codec, and on corrupt bytes (the same OrcError, naming the stream); on random messages in
+  ``test_kernels_bloom.py``.
+- Seeking reads the positions of row indexes alone (:func:`~orcjit.kernels.row_index.parse_row_positions`): the
+  full parser's positions on real files here, on random messages in ``test_kernels_row_index.py``.
+- String statistics are compared as spans of the row index's bytes: against the scalar reference.
 - A lookup decodes the tested columns first, then the other columns only between each run's first and last match
   (:func:`~orcjit.reading.scan.scan_lookup`, slicing vectors with :func:`~orcjit.decode.vector.slice_vector`):
   checked against full reads on one-stripe files with every type, nested ones included, with and without bloom
@@ -41,9 +45,8 @@ from orcjit.reading import scan
 from orcjit.stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX
 
 from . import test_group_statistics as gs_tests
-from . import test_kernels_row_index as ri_tests
 from .factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
-from .test_kernels_bloom import bloom_index, pb_field, pb_varint
+from .test_kernels_bloom import pb_field, pb_varint
 
 CODECS = ["zstd", "zlib", "snappy", "lz4", "none"]
 
@@ -65,13 +68,6 @@ def assert_same_answers(raw: bytes, hashes: list[int] | None, what: str = "col 4
 
 
 # -- the bloom filter kernel against the protobuf path -----------------------------------------------------------
-
-
-@settings(max_examples=400, deadline=None)
-@given(bloom_index())
-def test_in_place_bloom_test_matches_the_protobuf_path(raw: bytes) -> None:
-    for hashes in ([], [0], [1, 2, 3, 0xFFFFFFFFFFFFFFFF], [0x123456789ABCDEF0] * 2, None):
-        assert_same_answers(raw, hashes)
 
 
 def _bloom_streams(path: Path) -> list[tuple[str, int, bytes | memoryview]]:
@@ -423,38 +419,6 @@ def test_string_values_utf8_cannot_hold_are_compared_as_objects() -> None:
 
 
 # -- row index positions alone, for seeking ----------------------------------------------------------------------
-
-
-def _same_positions(raw: bytes) -> None:
-    """Wherever the full parser reads ``raw``, the positions-only one reads the same lists; where it reads the
-    positions but not the statistics, so be it, and where it fails, the full parser fails too."""
-    full = outcome(lambda: parse_row_index(raw, "column 1"))
-    alone = outcome(lambda: parse_row_positions(raw, "column 1"))
-    if isinstance(alone, str):
-        assert isinstance(full, str), raw.hex()
-        assert "column 1: row index" in alone
-        return
-    if isinstance(full, str):
-        return
-    want = full.position_rows()
-    if isinstance(want, np.ndarray):
-        assert isinstance(alone, np.ndarray) and alone.shape == want.shape and np.array_equal(alone, want), raw.hex()
-    else:
-        assert [a.tolist() for a in alone] == [w.tolist() for w in want], raw.hex()
-
-
-@settings(max_examples=300, deadline=None)
-@given(ri_tests.row_index_bytes())
-def test_positions_alone_match_the_full_parser(raw: bytes) -> None:
-    _same_positions(raw)
-    for cut in range(0, len(raw), max(1, len(raw) // 7)):
-        _same_positions(raw[:cut])
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.binary(max_size=200), st.sampled_from(ri_tests.WRAPPERS))
-def test_positions_alone_on_random_bytes(raw: bytes, wrap: Any) -> None:
-    _same_positions(wrap(raw))
 
 
 @pytest.mark.parametrize("writer", ["pyarrow", "pyorc"])
