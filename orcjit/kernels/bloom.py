@@ -38,6 +38,11 @@ Writer behaviour verified against real files (pyarrow 26 / ORC C++ 2.2, pyorc / 
 
 :func:`bloom_filter_reliable` says which (type, writer) pairs a reader may use to skip row groups.
 
+Pruning tests a stream's filters where they lie (:func:`bloom_filter_index_may_contain`): a stripe of two million
+rows holds 200 filters of 12 KB for one column, and a lookup probes a handful of bits of each, so parsing them into
+protobuf objects or stacking their bits would cost more than the test. :func:`read_bloom_filter_index` stacks them
+for people looking at a file (:class:`orcjit.indexes.BloomFilterIndex`).
+
 Kernels follow :mod:`orcjit.kernels`: they never raise and never read outside their arrays. A filter test that
 cannot be decided (no bits, ``k <= 0``, ``m`` beyond the bitset) answers True, "maybe".
 """

@@ -1,5 +1,9 @@
 """Row-group pruning: the row index's statistics, then bloom filters for ``==`` and ``in`` where statistics said
-maybe."""
+maybe.
+
+Only the tested columns' index streams are read, each once; a bloom filter stream only when statistics leave some
+row group open for a predicate it can rule on, tested in place on its bytes for every row group in one kernel call.
+The row indexes read here serve the read's seeking too (:attr:`RowGroupVerdict.indexes`)."""
 
 from __future__ import annotations
 
