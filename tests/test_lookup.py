@@ -40,7 +40,7 @@ from orcjit.kernels.bloom import (
 )
 from orcjit.kernels.row_index import parse_row_index, parse_row_positions
 from orcjit.pushdown.filters import normalize_filters
-from orcjit.pushdown.rowgroups import read_index_stream
+from orcjit.pushdown.rowgroups import BloomStream, read_index_stream
 from orcjit.reading import scan
 from orcjit.stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX
 
@@ -71,7 +71,8 @@ def assert_same_answers(raw: bytes, hashes: list[int] | None, what: str = "col 4
 
 
 def _bloom_streams(path: Path) -> list[tuple[str, int, bytes | memoryview]]:
-    """``(column kind, stream kind, decompressed bytes)`` of every bloom filter stream of the file."""
+    """``(column kind, stream kind, decompressed bytes)`` of every bloom filter stream of the file; each stream
+    tested as pruning tests it (:class:`BloomStream`, on the stored chunks) answers as on the joined bytes."""
     found = []
     with ORCFile(path) as f:
         meta = f.meta
@@ -79,8 +80,26 @@ def _bloom_streams(path: Path) -> list[tuple[str, int, bytes | memoryview]]:
         for stripe in meta.stripes:
             for s in meta.stripe_footer(stripe.index).streams:
                 if s.kind in (BLOOM_FILTER, BLOOM_FILTER_UTF8):
-                    found.append((kinds[s.column], s.kind, read_index_stream(meta.source, meta.tail, stripe, s)))
+                    joined = read_index_stream(meta.source, meta.tail, stripe, s)
+                    stream = BloomStream(meta.source.read(s.offset, s.length), meta.tail, "x")
+                    for hashes in ([], [1, 2**40 + 3], None):
+                        want = bloom_filter_index_may_contain(joined, hashes, "x")
+                        assert stream.may_contain(hashes).tolist() == want.tolist()
+                    found.append((kinds[s.column], s.kind, joined))
     return found
+
+
+def test_bloom_filters_are_tested_on_the_stored_chunks(one_stripe: tuple[Path, pd.DataFrame]) -> None:
+    path, _ = one_stripe
+    with ORCFile(path) as f:
+        meta = f.meta
+        streams = [s for s in meta.stripe_footer(0).streams if s.kind == BLOOM_FILTER_UTF8]
+        assert len(streams) == 2
+        for s in streams:
+            stream = BloomStream(meta.source.read(s.offset, s.length), meta.tail, "x")
+            assert len(stream.may_contain([7])) == 24
+            # never joined: original chunks (compressed file) tested where they lie, or the stored message itself
+            assert (stream._chunks is not None) == bool(meta.tail.compression)
 
 
 def _probe_hashes(kind: str, values: list[Any]) -> list[list[int] | None]:

@@ -80,6 +80,7 @@ __all__ = [
     "bloom_test",
     "bloom_test_filters",
     "bloom_test_many",
+    "chunked_bloom_filter_index_may_contain",
     "decimal_bloom_string",
     "filters_may_contain",
     "hash_candidates",
@@ -90,6 +91,7 @@ __all__ = [
     "murmur3_hash64",
     "parse_bloom_filter_index",
     "probe_bloom_filter_index",
+    "probe_chunked_bloom_filter_index",
     "read_bloom_filter_index",
     "stack_filters",
     "wang_hash64",
@@ -560,6 +562,108 @@ def probe_bloom_filter_index(buf, hashes, out, lengths, state):  # type: ignore[
     return row
 
 
+@jit
+def _chunked_byte(buf, at, starts, offsets):  # type: ignore[no-untyped-def]
+    """Byte ``at`` of the stream whose chunk ``c`` starts at ``starts[c]`` in the stream and at ``offsets[c]`` in
+    ``buf``; the caller has checked ``0 <= at`` and that it lies before the stream's end."""
+    c = np.searchsorted(starts, at, side="right") - 1
+    return np.int64(buf[offsets[c] + at - starts[c]])
+
+
+@jit
+def _chunked_length(buf, at, end, starts, offsets):  # type: ignore[no-untyped-def]
+    """``(length, new_at)`` of a varint length of at most four bytes at ``at``; ``new_at < 0`` when it is longer or
+    cut off (left to the contiguous parser)."""
+    value = np.int64(0)
+    for i in range(4):
+        if at >= end:
+            return 0, -1
+        b = _chunked_byte(buf, at, starts, offsets)
+        at += 1
+        value |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            return value, at
+    return 0, -1
+
+
+@jit
+def probe_chunked_bloom_filter_index(buf, starts, offsets, size, hashes, out, lengths):  # type: ignore[no-untyped-def]
+    """:func:`probe_bloom_filter_index` on a stream stored in original (uncompressed) chunks, where it lies: chunk
+    ``c`` holds stream bytes from ``starts[c]`` at ``buf[offsets[c]:]``, ``size`` bytes in all, so nothing is
+    copied to join them. Bloom filter bits do not compress: every writer stores them so.
+
+    Only the messages every writer makes are read here: entries of field 1 whose fields are one ``k`` (field 1, a
+    varint of at most two bytes) and one ``utf8bitset`` (field 3), single-byte keys and lengths of at most four
+    bytes, and filters :func:`probe_bloom_filter_index` tests. Returns the number of entries, or -1 for anything
+    else: the caller then joins the chunks and takes the contiguous way, with its rules and errors.
+    """
+    at = np.int64(0)
+    row = 0
+    while at < size:
+        if _chunked_byte(buf, at, starts, offsets) != 0x0A or row >= out.size:
+            return -1
+        length, at = _chunked_length(buf, at + 1, size, starts, offsets)
+        if at < 0 or length > size - at:
+            return -1
+        stop = at + length
+        k = np.int64(-1)
+        first = np.int64(-1)
+        bits = np.int64(0)
+        while at < stop:
+            tag = _chunked_byte(buf, at, starts, offsets)
+            at += 1
+            if tag == 0x08 and k < 0:
+                if at >= stop:
+                    return -1
+                b = _chunked_byte(buf, at, starts, offsets)
+                at += 1
+                k = b & 0x7F
+                if b >= 0x80:
+                    if at >= stop:
+                        return -1
+                    b = _chunked_byte(buf, at, starts, offsets)
+                    at += 1
+                    if b >= 0x80:
+                        return -1
+                    k |= b << 7
+            elif tag == 0x1A and first < 0:
+                bits, at = _chunked_length(buf, at, stop, starts, offsets)
+                if at < 0 or bits > stop - at:
+                    return -1
+                first = at
+                at += bits
+            else:
+                return -1
+        if k < 1 or first < 0 or bits <= 0 or bits % 8 or k > min(8 * bits, MAX_HASH_FUNCTIONS):
+            return -1
+        num_bits = 8 * bits
+        hit = False
+        for j in range(hashes.size):
+            hh = np.uint64(hashes[j])
+            h1 = np.int64(hh & _MASK32)
+            h2 = np.int64(hh >> np.uint64(32))
+            if h1 >= 0x80000000:
+                h1 -= 0x100000000
+            if h2 >= 0x80000000:
+                h2 -= 0x100000000
+            found = True
+            for i in range(1, k + 1):
+                c = (h1 + i * h2) & 0xFFFFFFFF
+                if c >= 0x80000000:
+                    c = 0xFFFFFFFF - c
+                pos = c % num_bits
+                if ((_chunked_byte(buf, first + (pos >> 3), starts, offsets) >> (pos & 7)) & 1) == 0:
+                    found = False
+                    break
+            if found:
+                hit = True
+                break
+        out[row] = hit
+        lengths[row] = bits
+        row += 1
+    return row
+
+
 def bloom_filter_index_may_contain(
     raw: bytes | bytearray | memoryview, hashes: Sequence[int] | None, what: str = "bloom filter index"
 ) -> np.ndarray:
@@ -589,6 +693,39 @@ def bloom_filter_index_may_contain(
                 out[:] = True
             return out
     return filters_may_contain(read_bloom_filter_index(raw, what), hashes)
+
+
+def chunked_bloom_filter_index_may_contain(
+    stored: bytes | bytearray | memoryview,
+    starts: np.ndarray,
+    offsets: np.ndarray,
+    size: int,
+    hashes: Sequence[int] | None,
+    what: str = "bloom filter index",
+) -> np.ndarray | None:
+    """:func:`bloom_filter_index_may_contain` of a stream stored in original chunks, tested where the chunks lie
+    (:func:`probe_chunked_bloom_filter_index`: chunk ``c`` holds the stream's bytes from ``starts[c]`` at
+    ``stored[offsets[c]:]``, ``size`` in all); ``None`` when the message is not one that kernel reads, for the
+    caller to join the chunks and call :func:`bloom_filter_index_may_contain`.
+
+    Raises
+    ------
+    OrcError
+        As :func:`read_bloom_filter_index` for filters too unequal in size to stack.
+    """
+    buf = as_buffer(stored)
+    # room for as many entries as the bytes could hold (14 bytes the least: keys, lengths, k and one long); zeroed
+    # memory is mapped as it is written, so only the entries there cost anything
+    bound = size // 14 + 1
+    out = np.zeros(bound, dtype=np.bool_)
+    lengths = np.zeros(bound, dtype=np.int64)
+    h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes or ()], dtype=np.uint64)
+    n = probe_chunked_bloom_filter_index(buf, starts, offsets, size, h, out, lengths)
+    if n < 0:
+        return None
+    lengths = lengths[:n]
+    _check_padding(n, int(lengths.max()) // 8 if n else 0, int(lengths.sum()), what)
+    return np.ones(n, dtype=np.bool_) if hashes is None else out[:n].copy()
 
 
 def _check_padding(n: int, width: int, nbytes: int, what: str) -> None:

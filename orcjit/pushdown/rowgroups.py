@@ -7,17 +7,24 @@ The row indexes read here serve the read's seeking too (:attr:`RowGroupVerdict.i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from ..compression import HEADER_SIZE, iter_chunks
 from ..errors import OrcError
 from ..filemeta import FileMeta
-from ..kernels.bloom import bloom_filter_index_may_contain, bloom_filter_reliable, hash_candidates
+from ..kernels.bloom import (
+    bloom_filter_index_may_contain,
+    bloom_filter_reliable,
+    chunked_bloom_filter_index_may_contain,
+    hash_candidates,
+)
 from ..kernels.row_index import RowIndexTable, parse_row_index
 from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8, ROW_INDEX, StreamInfo, StripeFooterInfo, StripeInfo
-from ..tail import FileTail
+from ..tail import MAX_MESSAGE_SIZE, FileTail
 from ..types.kinds import INTEGER_KINDS
 from .filters import Filters, Predicate
 from .group_statistics import GroupStatistics
@@ -105,14 +112,16 @@ def evaluate_row_groups(
     }
     if not use_bloom:
         bloom_columns = set()
-    blooms: dict[int, tuple[Any, str] | None] = {}
+    blooms: dict[int, BloomStream | None] = {}
 
-    def bloom_index(column: int) -> tuple[Any, str] | None:
-        """The column's decompressed bloom filter index and its name for errors, read once: the first stream
-        (BLOOM_FILTER_UTF8, then BLOOM_FILTER) that reads as one filter per row group, or ``None``."""
+    def bloom_answer(column: int, hashes: list[int]) -> np.ndarray | None:
+        """Per row group: may any of ``hashes`` be in the column's bloom filters? ``None`` when it has none that
+        can be read. The first stream (BLOOM_FILTER_UTF8, then BLOOM_FILTER) that reads as one filter per row
+        group serves every predicate on the column; it is read once."""
         nonlocal index_bytes
         if column in blooms:
-            return blooms[column]
+            found = blooms[column]
+            return None if found is None else found.may_contain(hashes)
         blooms[column] = None
         node = columns[column]
         for kind in (BLOOM_FILTER_UTF8, BLOOM_FILTER):
@@ -121,16 +130,15 @@ def evaluate_row_groups(
                 continue
             what = f"{source.name}: stripe {stripe.index}, column {column} bloom filter index"
             try:
-                raw = read_index_stream(source, tail, stripe, s)
-                # one filter per row group, or it describes something else (any hashes tell: None tests none)
-                entries = len(bloom_filter_index_may_contain(raw, None, what))
+                found = BloomStream(source.read(s.offset, s.length), tail, what)
+                answer = found.may_contain(hashes)
             except OrcError:
                 continue  # a filter that cannot be read rules nothing out
             index_bytes += s.length
-            if entries == groups:
-                blooms[column] = (raw, what)
-                break
-        return blooms[column]
+            if len(answer) == groups:  # else it describes something else
+                blooms[column] = found
+                return answer
+        return None
 
     # per predicate with a bloom filter, where statistics leave a row group open: which groups it rules out, all
     # tested at once on the stream's bytes
@@ -142,9 +150,10 @@ def evaluate_row_groups(
                 continue
             if not (verdicts[id(p)] == MAYBE).any():
                 continue
-            found = bloom_index(column)
-            if found is not None:
-                ruled_out[id(p)] = _bloom_rules_out(p, found, groups)
+            hashes = _bloom_hashes(p)
+            answer = None if hashes is None else bloom_answer(column, hashes)
+            if answer is not None:
+                ruled_out[id(p)] = ~answer
 
     by_stats = np.full(groups, NO, dtype=np.int8)
     by_bloom = np.full(groups, NO, dtype=np.int8)
@@ -169,8 +178,54 @@ def evaluate_row_groups(
     return RowGroupVerdict(~pruned, reasons, stride, index_bytes, int(by_bloom_only.sum()), indexes=indexes)
 
 
-def _bloom_rules_out(p: Predicate, found: tuple[Any, str], groups: int) -> np.ndarray:
-    """Per row group: do the bloom filters say none of the predicate's values is there?"""
+class BloomStream:
+    """One column's bloom filter index in one stripe as stored, tested where its chunks lie when they are all
+    original, as bloom filter bits always are (:func:`~orcjit.kernels.bloom.chunked_bloom_filter_index_may_contain`:
+    no copy to join them); else decompressed once and tested on the joined bytes.
+
+    Raises
+    ------
+    OrcError
+        If the chunks' framing is broken (from the constructor), or as
+        :func:`~orcjit.kernels.bloom.bloom_filter_index_may_contain` (from :meth:`may_contain`).
+    """
+
+    def __init__(self, stored: bytes, tail: FileTail, what: str) -> None:
+        self.stored = stored
+        self.tail = tail
+        self.what = what
+        self._joined: bytes | memoryview | None = None
+        self._chunks: tuple[np.ndarray, np.ndarray, int] | None = None
+        if tail.compression:
+            starts, offsets, size = [], [], 0
+            for pos, is_original, chunk in iter_chunks(stored, tail.block_size, what):
+                if not is_original:
+                    break
+                starts.append(size)
+                offsets.append(pos + HEADER_SIZE)
+                size += len(chunk)
+            else:
+                if size <= MAX_MESSAGE_SIZE:
+                    self._chunks = np.array(starts, dtype=np.int64), np.array(offsets, dtype=np.int64), size
+        else:
+            self._joined = stored
+
+    def may_contain(self, hashes: Sequence[int] | None) -> np.ndarray:
+        """Per row group: may any of ``hashes`` be there (``None``: all True)?"""
+        if self._chunks is not None:
+            starts, offsets, size = self._chunks
+            got = chunked_bloom_filter_index_may_contain(self.stored, starts, offsets, size, hashes, self.what)
+            if got is not None:
+                return got
+            self._chunks = None  # not a message that kernel reads: joined, once
+        if self._joined is None:
+            self._joined = self.tail.decompress_message(self.stored, self.what)
+        return bloom_filter_index_may_contain(self._joined, hashes, self.what)
+
+
+def _bloom_hashes(p: Predicate) -> list[int] | None:
+    """The hashes whose absence from a row group's bloom filter rules ``p`` out there; ``None`` when a value cannot
+    be ruled out by any filter (it cannot be hashed, or is NaN)."""
     hashes: list[int] = []
     for value in p.values:
         try:
@@ -178,9 +233,8 @@ def _bloom_rules_out(p: Predicate, found: tuple[Any, str], groups: int) -> np.nd
         except OrcError:
             if p.node.kind in INTEGER_KINDS:
                 continue  # a fraction, or a number beyond a long: no row of an integer column holds it
-            return np.zeros(groups, dtype=np.bool_)  # a value that cannot be hashed rules nothing out
+            return None
         if candidates is None:
-            return np.zeros(groups, dtype=np.bool_)
+            return None
         hashes.extend(candidates)
-    raw, what = found
-    return ~bloom_filter_index_may_contain(raw, hashes, what)
+    return hashes
