@@ -586,6 +586,16 @@ def test_chunked_test_random_bytes(raw: bytes, cuts: list[int]) -> None:
     assert_chunked_matches(good + raw, cuts)
 
 
+def test_chunked_test_of_more_entries_than_first_room() -> None:
+    entries = [
+        pb.BloomFilter(numHashFunctions=1 + i % 5, utf8bitset=struct.pack("<Q", i * 2654435761)) for i in range(3000)
+    ]
+    raw = index_bytes(*entries)
+    assert_chunked_matches(raw, [1000, 20000, 40001], readable=True)
+    stored, starts, offsets, size = original_chunks(raw, [777])
+    assert len(chunked_bloom_filter_index_may_contain(stored, starts, offsets, size, [5])) == 3000
+
+
 def test_chunked_test_truncated_streams() -> None:
     entries = [pb.BloomFilter(numHashFunctions=k, utf8bitset=bytes(range(8 * k, 8 * k + 24))) for k in (1, 2, 7)]
     raw = index_bytes(*entries)

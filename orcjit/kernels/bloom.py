@@ -563,27 +563,28 @@ def probe_bloom_filter_index(buf, hashes, out, lengths, state):  # type: ignore[
 
 
 @jit
-def _chunked_byte(buf, at, starts, offsets):  # type: ignore[no-untyped-def]
-    """Byte ``at`` of the stream whose chunk ``c`` starts at ``starts[c]`` in the stream and at ``offsets[c]`` in
-    ``buf``; the caller has checked ``0 <= at`` and that it lies before the stream's end."""
-    c = np.searchsorted(starts, at, side="right") - 1
-    return np.int64(buf[offsets[c] + at - starts[c]])
+def _chunk_of(starts, at, c):  # type: ignore[no-untyped-def]
+    """The chunk holding stream byte ``at``: ``c`` (the last one used) when it does, else found by bisection."""
+    if starts[c] <= at and (c + 1 >= starts.size or at < starts[c + 1]):
+        return c
+    return np.searchsorted(starts, at, side="right") - 1
 
 
 @jit
-def _chunked_length(buf, at, end, starts, offsets):  # type: ignore[no-untyped-def]
-    """``(length, new_at)`` of a varint length of at most four bytes at ``at``; ``new_at < 0`` when it is longer or
-    cut off (left to the contiguous parser)."""
+def _chunked_length(buf, at, end, starts, offsets, c):  # type: ignore[no-untyped-def]
+    """``(length, new_at, chunk)`` of a varint length of at most four bytes at ``at``; ``new_at < 0`` when it is
+    longer or cut off (left to the contiguous parser)."""
     value = np.int64(0)
     for i in range(4):
         if at >= end:
-            return 0, -1
-        b = _chunked_byte(buf, at, starts, offsets)
+            return 0, -1, c
+        c = _chunk_of(starts, at, c)
+        b = np.int64(buf[offsets[c] + at - starts[c]])
         at += 1
         value |= (b & 0x7F) << (7 * i)
         if b < 0x80:
-            return value, at
-    return 0, -1
+            return value, at, c
+    return 0, -1, c
 
 
 @jit
@@ -594,15 +595,20 @@ def probe_chunked_bloom_filter_index(buf, starts, offsets, size, hashes, out, le
 
     Only the messages every writer makes are read here: entries of field 1 whose fields are one ``k`` (field 1, a
     varint of at most two bytes) and one ``utf8bitset`` (field 3), single-byte keys and lengths of at most four
-    bytes, and filters :func:`probe_bloom_filter_index` tests. Returns the number of entries, or -1 for anything
-    else: the caller then joins the chunks and takes the contiguous way, with its rules and errors.
+    bytes, and filters :func:`probe_bloom_filter_index` tests. Returns the number of entries, -2 when there are more
+    than ``out`` has room for, or -1 for anything else: the caller then joins the chunks and takes the contiguous
+    way, with its rules and errors.
     """
     at = np.int64(0)
+    c = 0
     row = 0
     while at < size:
-        if _chunked_byte(buf, at, starts, offsets) != 0x0A or row >= out.size:
+        c = _chunk_of(starts, at, c)
+        if row >= out.size:
+            return -2  # more entries than room: the caller makes more
+        if buf[offsets[c] + at - starts[c]] != 0x0A:
             return -1
-        length, at = _chunked_length(buf, at + 1, size, starts, offsets)
+        length, at, c = _chunked_length(buf, at + 1, size, starts, offsets, c)
         if at < 0 or length > size - at:
             return -1
         stop = at + length
@@ -610,24 +616,15 @@ def probe_chunked_bloom_filter_index(buf, starts, offsets, size, hashes, out, le
         first = np.int64(-1)
         bits = np.int64(0)
         while at < stop:
-            tag = _chunked_byte(buf, at, starts, offsets)
+            c = _chunk_of(starts, at, c)
+            tag = buf[offsets[c] + at - starts[c]]
             at += 1
             if tag == 0x08 and k < 0:
-                if at >= stop:
-                    return -1
-                b = _chunked_byte(buf, at, starts, offsets)
-                at += 1
-                k = b & 0x7F
-                if b >= 0x80:
-                    if at >= stop:
-                        return -1
-                    b = _chunked_byte(buf, at, starts, offsets)
-                    at += 1
-                    if b >= 0x80:
-                        return -1
-                    k |= b << 7
+                k, at, c = _chunked_length(buf, at, stop, starts, offsets, c)
+                if at < 0 or k >= 1 << 14:
+                    return -1  # k of at most two bytes: 1024 at most is a filter ORC writes
             elif tag == 0x1A and first < 0:
-                bits, at = _chunked_length(buf, at, stop, starts, offsets)
+                bits, at, c = _chunked_length(buf, at, stop, starts, offsets, c)
                 if at < 0 or bits > stop - at:
                     return -1
                 first = at
@@ -648,11 +645,13 @@ def probe_chunked_bloom_filter_index(buf, starts, offsets, size, hashes, out, le
                 h2 -= 0x100000000
             found = True
             for i in range(1, k + 1):
-                c = (h1 + i * h2) & 0xFFFFFFFF
-                if c >= 0x80000000:
-                    c = 0xFFFFFFFF - c
-                pos = c % num_bits
-                if ((_chunked_byte(buf, first + (pos >> 3), starts, offsets) >> (pos & 7)) & 1) == 0:
+                x = (h1 + i * h2) & 0xFFFFFFFF
+                if x >= 0x80000000:
+                    x = 0xFFFFFFFF - x
+                pos = x % num_bits
+                at_bit = first + (pos >> 3)
+                c = _chunk_of(starts, at_bit, c)
+                if ((buf[offsets[c] + at_bit - starts[c]] >> (pos & 7)) & 1) == 0:
                     found = False
                     break
             if found:
@@ -714,13 +713,17 @@ def chunked_bloom_filter_index_may_contain(
         As :func:`read_bloom_filter_index` for filters too unequal in size to stack.
     """
     buf = as_buffer(stored)
-    # room for as many entries as the bytes could hold (14 bytes the least: keys, lengths, k and one long); zeroed
-    # memory is mapped as it is written, so only the entries there cost anything
-    bound = size // 14 + 1
-    out = np.zeros(bound, dtype=np.bool_)
-    lengths = np.zeros(bound, dtype=np.int64)
     h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes or ()], dtype=np.uint64)
-    n = probe_chunked_bloom_filter_index(buf, starts, offsets, size, h, out, lengths)
+    # room for a stripe's row groups, more if there are more, up to as many entries as the bytes could hold (14
+    # bytes each at least: keys, lengths, k and one long)
+    room = 1024
+    while True:
+        out = np.zeros(room, dtype=np.bool_)
+        lengths = np.zeros(room, dtype=np.int64)
+        n = probe_chunked_bloom_filter_index(buf, starts, offsets, size, h, out, lengths)
+        if n != -2 or room > size // 14:
+            break
+        room *= 16
     if n < 0:
         return None
     lengths = lengths[:n]
