@@ -38,8 +38,13 @@ REPEATS = 5
 
 def dataset(rows: int) -> Path:
     path = ROOT / "benchmarks" / "data" / f"pushdown-{rows}.orc"
-    if path.exists():
-        return path
+    if not path.exists():
+        write_dataset(path, rows)
+    return path
+
+
+def write_dataset(path: Path, rows: int, stripe_size: int | None = None) -> None:
+    """Write the lookup dataset of ``rows`` rows to ``path`` (``stripe_size``: pyarrow's, default its own)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(20261121)
     key_int = rng.permutation(rows).astype(np.int64) * 7919 + 13
@@ -55,16 +60,19 @@ def dataset(rows: int) -> Path:
         }
     )
     names = table.column_names
+    extra = {} if stripe_size is None else {"stripe_size": stripe_size}
+    tmp = path.with_suffix(".tmp")
     po.write_table(
         table,
-        str(path),
+        str(tmp),
         compression="zstd",
         row_index_stride=10_000,
         bloom_filter_columns=[names.index("key_int") + 1, names.index("key_str") + 1],
         bloom_filter_fpp=0.01,
         dictionary_key_size_threshold=0.8,  # ORC Java's default: unique keys direct, categories dictionary
+        **extra,
     )
-    return path
+    tmp.replace(path)
 
 
 def median_ms(fn: Callable[[], object]) -> float:

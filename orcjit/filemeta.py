@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,38 @@ class FileMeta:
         if index >= len(stats):
             raise OrcError(f"{self.name}: metadata holds statistics for {len(stats)} stripes, not for stripe {index}")
         return self._decode_all(stats[index].colStats)
+
+    def column_statistics(self, column_ids: Iterable[int], index: int | None = None) -> dict[int, ColumnStatistics]:
+        """The file's statistics (or stripe ``index``'s) of ``column_ids`` only, by column id: what pruning and a
+        filtered read need of a wide file, decoded as :attr:`statistics` and :meth:`stripe_statistics` decode them.
+
+        Raises
+        ------
+        OrcError
+            As :meth:`stripe_statistics`.
+        """
+        if index is None:
+            if "statistics" in self.__dict__:
+                return {i: self.statistics[i] for i in column_ids}
+            messages = self.tail.footer.statistics
+        else:
+            with self._lock:
+                if self._stripe_stats is None:
+                    self._stripe_stats = list(self.tail.metadata().stripeStats)
+            if index >= len(self._stripe_stats):
+                self.stripe_statistics(index)  # raises
+            messages = self._stripe_stats[index].colStats
+        nodes = self._nodes
+        return {
+            i: decode_statistics(messages[i], nodes[i])
+            if i < len(messages)
+            else ColumnStatistics(column_id=i, kind=nodes[i].kind)
+            for i in column_ids
+        }
+
+    @functools.cached_property
+    def _nodes(self) -> dict[int, TypeNode]:
+        return {node.column_id: node for node in self.schema.walk()}
 
     def _decode_all(self, messages: Any) -> list[ColumnStatistics]:
         messages = list(messages)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import itertools
 import math
 import random
 import struct
@@ -31,10 +32,12 @@ from orcjit.kernels.bloom import (
     BLOOM_FILTER,
     BLOOM_FILTER_UTF8,
     SEED,
+    bloom_filter_index_may_contain,
     bloom_filter_reliable,
     bloom_test,
     bloom_test_filters,
     bloom_test_many,
+    chunked_bloom_filter_index_may_contain,
     decimal_bloom_string,
     filters_may_contain,
     hash_candidates,
@@ -479,6 +482,125 @@ def test_read_bloom_filter_index_random_bytes(raw: bytes, depth: int) -> None:
     for _ in range(depth):  # as the index, as an entry, as an entry with a good bitset before
         raw = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8) + raw)
     assert_read_matches_parse(raw)
+
+
+def assert_in_place_matches_stacked(raw: bytes) -> None:
+    """``bloom_filter_index_may_contain`` answers (or fails) as ``filters_may_contain(read_bloom_filter_index(...))``
+    for any hashes: tested on the bytes in place, without stacking the filters."""
+    for hashes in ([], [0], [1, 2, 3, M64], [0x123456789ABCDEF0] * 2, None):
+        want = bloom_outcome(lambda r, h=hashes: filters_may_contain(read_bloom_filter_index(r, "col 4"), h), raw)
+        got = bloom_outcome(lambda r, h=hashes: bloom_filter_index_may_contain(r, h, "col 4"), raw)
+        if isinstance(want, str) or isinstance(got, str):
+            assert got == want, raw.hex()
+        else:
+            assert got.dtype == np.bool_ and got.tolist() == want.tolist(), raw.hex()
+
+
+@settings(max_examples=400, deadline=None)
+@given(bloom_index())
+def test_in_place_test_matches_stacked_filters(raw: bytes) -> None:
+    assert_in_place_matches_stacked(raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=120), st.sampled_from([0, 1, 2]))
+def test_in_place_test_random_bytes(raw: bytes, depth: int) -> None:
+    for _ in range(depth):  # as the index, as an entry, as an entry with a good bitset before
+        raw = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8) + raw)
+    assert_in_place_matches_stacked(raw)
+
+
+def test_in_place_test_truncated_and_probed_bits() -> None:
+    longs = [0x8000000000000001, 0, 0xDEADBEEF]
+    entries = [pb.BloomFilter(numHashFunctions=k, utf8bitset=struct.pack("<3Q", *longs)) for k in (1, 2, 7)]
+    raw = index_bytes(*entries)
+    for cut in range(len(raw) + 1):
+        assert_in_place_matches_stacked(raw[:cut])
+    # every bit of a filter of one long, one probe each: the answer is that bit
+    for bit in range(64):
+        one = index_bytes(pb.BloomFilter(numHashFunctions=1, utf8bitset=struct.pack("<Q", 1 << bit)))
+        hashes = [h for h in range(0, 1 << 12, 7)]
+        got = [bool(bloom_filter_index_may_contain(one, [h])[0]) for h in hashes]
+        bits = np.array([1 << bit], dtype=np.uint64)
+        assert got == [bool(bloom_test(bits, 64, 1, np.uint64(h))) for h in hashes]
+
+
+def original_chunks(raw: bytes, cuts: list[int]) -> tuple[bytes, np.ndarray, np.ndarray, int]:
+    """``raw`` stored as original chunks cut at ``cuts`` (3-byte headers, as ORC frames them): the stored bytes,
+    each chunk's start in ``raw`` and in the stored bytes, and the size."""
+    bounds = sorted({0, len(raw), *(c % (len(raw) + 1) for c in cuts)})
+    stored, starts, offsets = bytearray(), [], []
+    for a, b in itertools.pairwise(bounds):
+        header = ((b - a) << 1) | 1
+        stored += bytes([header & 0xFF, (header >> 8) & 0xFF, header >> 16])
+        starts.append(a)
+        offsets.append(len(stored))
+        stored += raw[a:b]
+    return bytes(stored), np.array(starts, dtype=np.int64), np.array(offsets, dtype=np.int64), len(raw)
+
+
+def assert_chunked_matches(raw: bytes, cuts: list[int], readable: bool = False) -> None:
+    """Where the chunked kernel reads the message, it answers as the contiguous test; ``readable``: it must."""
+    stored, starts, offsets, size = original_chunks(raw, cuts)
+    for hashes in ([], [0], [1, 2, 3, M64], None):
+        got = bloom_outcome(
+            lambda r, h=hashes: chunked_bloom_filter_index_may_contain(r, starts, offsets, size, h, "col 4"), stored
+        )
+        if got is None:
+            assert not readable, raw.hex()
+            continue
+        want = bloom_outcome(lambda r, h=hashes: bloom_filter_index_may_contain(r, h, "col 4"), raw)
+        if isinstance(want, str) or isinstance(got, str):
+            assert got == want, raw.hex()
+        else:
+            assert got.tolist() == want.tolist(), raw.hex()
+
+
+@settings(max_examples=400, deadline=None)
+@given(bloom_index(), st.lists(st.integers(0, 10**6), max_size=5))
+def test_chunked_test_matches_the_contiguous_one(raw: bytes, cuts: list[int]) -> None:
+    assert_chunked_matches(raw, cuts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.integers(1, 6)), max_size=6),
+    st.lists(st.integers(0, 10**6), max_size=6),
+    st.data(),
+)
+def test_chunked_test_reads_what_writers_write(shape: list[tuple[int, int]], cuts: list[int], data: Any) -> None:
+    entries = [
+        pb.BloomFilter(
+            numHashFunctions=min(k, 64 * longs), utf8bitset=data.draw(st.binary(min_size=8 * longs, max_size=8 * longs))
+        )
+        for k, longs in shape
+    ]
+    assert_chunked_matches(index_bytes(*entries), cuts, readable=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=120), st.lists(st.integers(0, 200), max_size=4))
+def test_chunked_test_random_bytes(raw: bytes, cuts: list[int]) -> None:
+    assert_chunked_matches(raw, cuts)
+    good = pb_field(1, 2, pb_field(1, 0, b"\x03") + pb_field(3, 2, b"\xff" * 8))
+    assert_chunked_matches(good + raw, cuts)
+
+
+def test_chunked_test_of_more_entries_than_first_room() -> None:
+    entries = [
+        pb.BloomFilter(numHashFunctions=1 + i % 5, utf8bitset=struct.pack("<Q", i * 2654435761)) for i in range(3000)
+    ]
+    raw = index_bytes(*entries)
+    assert_chunked_matches(raw, [1000, 20000, 40001], readable=True)
+    stored, starts, offsets, size = original_chunks(raw, [777])
+    assert len(chunked_bloom_filter_index_may_contain(stored, starts, offsets, size, [5])) == 3000
+
+
+def test_chunked_test_truncated_streams() -> None:
+    entries = [pb.BloomFilter(numHashFunctions=k, utf8bitset=bytes(range(8 * k, 8 * k + 24))) for k in (1, 2, 7)]
+    raw = index_bytes(*entries)
+    for cut in range(len(raw) + 1):
+        assert_chunked_matches(raw[:cut], [5, 17, 40])
 
 
 # -- hashing by ORC type ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from orcjit._proto import orc_proto_pb2 as pb
 from orcjit.errors import OrcError
 from orcjit.kernels import row_index as ri
-from orcjit.kernels.row_index import RowIndexTable, parse_row_index
+from orcjit.kernels.row_index import RowIndexTable, parse_row_index, parse_row_positions
 from orcjit.orcfile import ORCFile
 from orcjit.pushdown.rowgroups import read_index_stream
 
@@ -681,3 +681,48 @@ def test_pyarrow_file(tmp_path: Path) -> None:
         tmp_path, all_types_table(6000, seed=3), compression="zlib", row_index_stride=700, stripe_size=200_000
     )
     assert check_file(path) > 100
+
+
+# -- positions alone, for seeking --------------------------------------------------------------------------------
+
+
+def assert_positions_alone_match(raw: bytes) -> None:
+    """Wherever the full parser reads ``raw``, ``parse_row_positions`` reads the same lists; where it fails, the
+    full parser fails too (it may read the positions of an index whose statistics the full parser rejects)."""
+    try:
+        alone = parse_row_positions(raw, "column 1")
+    except OrcError as exc:
+        assert "column 1: row index" in str(exc)
+        with pytest.raises(OrcError):
+            parse_row_index(raw, "column 1")
+        return
+    try:
+        table = parse_row_index(raw, "column 1")
+    except OrcError:
+        return
+    want = table.position_rows()
+    if isinstance(want, np.ndarray):
+        assert isinstance(alone, np.ndarray) and alone.shape == want.shape and np.array_equal(alone, want), raw.hex()
+    else:
+        assert [a.tolist() for a in alone] == [w.tolist() for w in want], raw.hex()
+    n = len(table)
+    assert parse_row_positions(raw, "column 1", entries=n + 1) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(row_index_bytes())
+def test_positions_alone_of_built_messages(raw: bytes) -> None:
+    assert_positions_alone_match(raw)
+
+
+@settings(max_examples=60, deadline=None)
+@given(row_index_bytes())
+def test_positions_alone_of_truncated_messages(raw: bytes) -> None:
+    for cut in range(len(raw)):
+        assert_positions_alone_match(raw[:cut])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=200), st.sampled_from(WRAPPERS))
+def test_positions_alone_of_random_bytes(raw: bytes, wrap: Any) -> None:
+    assert_positions_alone_match(wrap(raw))

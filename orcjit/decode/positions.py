@@ -188,6 +188,10 @@ class ColumnPositions(Sequence[dict[int, StreamPosition]]):
         self._split: dict[int, dict[int, StreamPosition]] = {}
         # lengths are checked for every group up front (cheap), so a corrupt index fails before any read
         expected = positions_length(self._layouts, self._has_present, compressed)
+        if isinstance(entries, np.ndarray) and entries.ndim == 2:
+            if len(entries) and entries.shape[1] != expected:
+                self._raise(0, entries[0])
+            return
         for group, positions in enumerate(entries):
             if len(positions) != expected:
                 self._raise(group, positions)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..compression import NONE
 from ..errors import OrcError
-from ..kernels.row_index import RowIndexTable, parse_row_index
+from ..kernels.row_index import RowIndexTable, parse_row_positions
 from ..stripes import (
     DATA,
     DATA_KINDS,
@@ -93,17 +93,17 @@ def read_row_positions(
     fetched = _fetch(source, [(s.offset, s.length) for s in missing])
     where = f"{source.name}: stripe {stripe.index}"
     compressed = tail.compression != NONE
+    rows = {column: table.position_rows() for column, table in tables.items()}
     for s in missing:
         what = f"{where}, column {s.column} ROW_INDEX stream at offset {s.offset}"
         raw = _slice(fetched, s.offset, s.length)
-        table = parse_row_index(tail.decompress_message(raw, what) if compressed else raw, what, entries=groups)
-        if table is None:
+        # positions alone: statistics serve pruning, and pruning read the indexes of the columns it tests
+        found = parse_row_positions(tail.decompress_message(raw, what) if compressed else raw, what, entries=groups)
+        if found is None:
             return None
-        tables[s.column] = table
-    return {
-        n.column_id: column_positions(tables[n.column_id].position_rows(), n, footer, compressed, where, tail.decimal64)
-        for n in nodes
-    }
+        rows[s.column] = found
+    decimal64 = tail.decimal64
+    return {n.column_id: column_positions(rows[n.column_id], n, footer, compressed, where, decimal64) for n in nodes}
 
 
 def _fetch(source: Any, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:

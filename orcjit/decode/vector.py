@@ -81,3 +81,34 @@ def prune_vector(vec: ColumnVector, selected: set[int]) -> ColumnVector:
     if len(children) == len(vec.children) and all(a is b for a, b in zip(children, vec.children, strict=True)):
         return vec
     return ColumnVector(vec.node, vec.length, vec.valid, children=children)
+
+
+def slice_vector(vec: ColumnVector, start: int, stop: int) -> ColumnVector:
+    """Slots ``[start, stop)`` of ``vec`` as a vector of its own, laid out as decoding them alone would: offsets
+    from 0 over only the bytes or child slots they span, so any consumer takes it as it takes a decoded vector.
+    Arrays are views where they can be (a rebased offsets array is new)."""
+    if start == 0 and stop == vec.length:
+        return vec
+    offsets, data, children = vec.offsets, vec.data, vec.children
+    if offsets is not None:
+        bounds = offsets[start : stop + 1]
+        base, end = (int(bounds[0]), int(bounds[-1])) if len(bounds) else (0, 0)
+        offsets = bounds - bounds[0] if len(bounds) else bounds
+        if data is not None:
+            data = data[base:end]
+        if vec.node.kind in ("array", "map"):
+            children = [slice_vector(c, base, end) for c in children]
+    if vec.node.kind in ("struct", "uniontype"):
+        children = [slice_vector(c, start, stop) for c in children]
+    return ColumnVector(
+        vec.node,
+        stop - start,
+        None if vec.valid is None else vec.valid[start:stop],
+        values=None if vec.values is None else vec.values[start:stop],
+        offsets=offsets,
+        data=data,
+        dictionary=vec.dictionary,
+        children=children,
+        scale=vec.scale,
+        scales=None if vec.scales is None else vec.scales[start:stop],
+    )

@@ -38,6 +38,11 @@ Writer behaviour verified against real files (pyarrow 26 / ORC C++ 2.2, pyorc / 
 
 :func:`bloom_filter_reliable` says which (type, writer) pairs a reader may use to skip row groups.
 
+Pruning tests a stream's filters where they lie (:func:`bloom_filter_index_may_contain`): a stripe of two million
+rows holds 200 filters of 12 KB for one column, and a lookup probes a handful of bits of each, so parsing them into
+protobuf objects or stacking their bits would cost more than the test. :func:`read_bloom_filter_index` stacks them
+for people looking at a file (:class:`orcjit.indexes.BloomFilterIndex`).
+
 Kernels follow :mod:`orcjit.kernels`: they never raise and never read outside their arrays. A filter test that
 cannot be decided (no bits, ``k <= 0``, ``m`` beyond the bitset) answers True, "maybe".
 """
@@ -61,7 +66,7 @@ from ..stripes import BLOOM_FILTER, BLOOM_FILTER_UTF8
 from ..tail import parse_message
 from ..types.kinds import BYTES_KINDS, FLOAT_KINDS, INTEGER_KINDS, TIMESTAMP_KINDS
 from .protobuf import BYTES, VARINT, count_messages, key, skip, span, varint
-from .status import BAD_LENGTH, ERROR_POS, new_state
+from .status import BAD_LENGTH, BAD_VALUE, ERROR_POS, new_state
 from .varint import as_buffer
 
 __all__ = [
@@ -70,10 +75,12 @@ __all__ = [
     "CANONICAL_NAN_BITS",
     "MAX_HASH_FUNCTIONS",
     "SEED",
+    "bloom_filter_index_may_contain",
     "bloom_filter_reliable",
     "bloom_test",
     "bloom_test_filters",
     "bloom_test_many",
+    "chunked_bloom_filter_index_may_contain",
     "decimal_bloom_string",
     "filters_may_contain",
     "hash_candidates",
@@ -83,6 +90,8 @@ __all__ = [
     "hash_value",
     "murmur3_hash64",
     "parse_bloom_filter_index",
+    "probe_bloom_filter_index",
+    "probe_chunked_bloom_filter_index",
     "read_bloom_filter_index",
     "stack_filters",
     "wang_hash64",
@@ -461,6 +470,265 @@ def read_bloom_filter_index(raw: bytes, what: str = "bloom filter index") -> tup
                     bits2d.byteswap(inplace=True)
                 return bits2d, num_bits, ks
     return stack_filters(parse_bloom_filter_index(raw, what), what)
+
+
+@jit
+def _probe_bytes(buf, start, num_bits, k, h):  # type: ignore[no-untyped-def]
+    """:func:`_probe_all` over a bitset held as little-endian longs' bytes at ``buf[start:]`` (bit ``p`` is bit
+    ``p & 7`` of byte ``p >> 3``); the caller has checked that ``num_bits // 8`` bytes are there."""
+    hh = np.uint64(h)
+    h1 = np.int64(hh & _MASK32)
+    h2 = np.int64(hh >> np.uint64(32))
+    if h1 >= 0x80000000:
+        h1 -= 0x100000000
+    if h2 >= 0x80000000:
+        h2 -= 0x100000000
+    for i in range(1, k + 1):
+        c = (h1 + i * h2) & 0xFFFFFFFF
+        if c >= 0x80000000:
+            c = 0xFFFFFFFF - c
+        pos = c % num_bits
+        if ((buf[start + (pos >> 3)] >> (pos & 7)) & 1) == 0:
+            return False
+    return True
+
+
+@jit
+def probe_bloom_filter_index(buf, hashes, out, lengths, state):  # type: ignore[no-untyped-def]
+    """Test ``hashes`` against every entry of the BloomFilterIndex ``buf`` in place: ``out[row]`` is True if any
+    hash may be in entry ``row``'s filter, ``lengths[row]`` the bytes of its ``utf8bitset``.
+
+    Only entries as every writer since ORC-101 makes them are tested here: a ``utf8bitset`` of whole longs and
+    ``1 <= k <= min(m, MAX_HASH_FUNCTIONS)``, the protobuf rules of :func:`scan_bloom_filter_index` (the last
+    ``k`` and the last ``utf8bitset`` count). Returns the number of entries, or a negative code (with the failing
+    field's offset in ``state``) for a malformed message or any other entry: the caller then takes the runtime's
+    way, which reads legacy ``bitset`` longs and raises the runtime's errors.
+    """
+    pos = 0
+    end = buf.size
+    row = 0
+    while pos < end:
+        at = pos
+        number, wire, pos = key(buf, pos, end)
+        if pos < 0:
+            state[ERROR_POS] = at
+            return pos
+        if number == 1 and wire == BYTES:
+            start, stop = span(buf, pos, end)
+            if stop < 0 or row >= out.size:
+                state[ERROR_POS] = at
+                return stop if stop < 0 else BAD_LENGTH
+            k = np.int64(0)
+            first = np.int64(0)
+            length = np.int64(0)
+            p = start
+            while p < stop:
+                at = p
+                number, wire, p = key(buf, p, stop)
+                if p >= 0 and number == 1 and wire == VARINT:
+                    v, p = varint(buf, p, stop)
+                    k = v & 0xFFFFFFFF  # uint32, as the protobuf runtime keeps it
+                elif p >= 0 and number == 3 and wire == BYTES:
+                    first, p = span(buf, p, stop)
+                    if p >= 0:
+                        length = p - first
+                elif p >= 0 and number == 2 and wire == BYTES:
+                    inner, p = span(buf, p, stop)
+                    if p >= 0 and (p - inner) % 8:
+                        p = BAD_LENGTH  # packed fixed64 longs come in whole eights, or the runtime rejects them
+                elif p >= 0:
+                    p = skip(buf, p, stop, wire)
+                if p < 0:
+                    state[ERROR_POS] = at
+                    return p
+            num_bits = 8 * length
+            if length <= 0 or length % 8 or k < 1 or k > min(num_bits, MAX_HASH_FUNCTIONS):
+                state[ERROR_POS] = start
+                return BAD_VALUE
+            hit = False
+            for j in range(hashes.size):
+                if _probe_bytes(buf, first, num_bits, k, hashes[j]):
+                    hit = True
+                    break
+            out[row] = hit
+            lengths[row] = length
+            row += 1
+            pos = stop
+        else:
+            pos = skip(buf, pos, end, wire)
+            if pos < 0:
+                state[ERROR_POS] = at
+                return pos
+    return row
+
+
+@jit
+def _chunk_of(starts, at, c):  # type: ignore[no-untyped-def]
+    """The chunk holding stream byte ``at``: ``c`` (the last one used) when it does, else found by bisection."""
+    if starts[c] <= at and (c + 1 >= starts.size or at < starts[c + 1]):
+        return c
+    return np.searchsorted(starts, at, side="right") - 1
+
+
+@jit
+def _chunked_length(buf, at, end, starts, offsets, c):  # type: ignore[no-untyped-def]
+    """``(length, new_at, chunk)`` of a varint length of at most four bytes at ``at``; ``new_at < 0`` when it is
+    longer or cut off (left to the contiguous parser)."""
+    value = np.int64(0)
+    for i in range(4):
+        if at >= end:
+            return 0, -1, c
+        c = _chunk_of(starts, at, c)
+        b = np.int64(buf[offsets[c] + at - starts[c]])
+        at += 1
+        value |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            return value, at, c
+    return 0, -1, c
+
+
+@jit
+def probe_chunked_bloom_filter_index(buf, starts, offsets, size, hashes, out, lengths):  # type: ignore[no-untyped-def]
+    """:func:`probe_bloom_filter_index` on a stream stored in original (uncompressed) chunks, where it lies: chunk
+    ``c`` holds stream bytes from ``starts[c]`` at ``buf[offsets[c]:]``, ``size`` bytes in all, so nothing is
+    copied to join them. Bloom filter bits do not compress: every writer stores them so.
+
+    Only the messages every writer makes are read here: entries of field 1 whose fields are one ``k`` (field 1, a
+    varint of at most two bytes) and one ``utf8bitset`` (field 3), single-byte keys and lengths of at most four
+    bytes, and filters :func:`probe_bloom_filter_index` tests. Returns the number of entries, -2 when there are more
+    than ``out`` has room for, or -1 for anything else: the caller then joins the chunks and takes the contiguous
+    way, with its rules and errors.
+    """
+    at = np.int64(0)
+    c = 0
+    row = 0
+    while at < size:
+        c = _chunk_of(starts, at, c)
+        if row >= out.size:
+            return -2  # more entries than room: the caller makes more
+        if buf[offsets[c] + at - starts[c]] != 0x0A:
+            return -1
+        length, at, c = _chunked_length(buf, at + 1, size, starts, offsets, c)
+        if at < 0 or length > size - at:
+            return -1
+        stop = at + length
+        k = np.int64(-1)
+        first = np.int64(-1)
+        bits = np.int64(0)
+        while at < stop:
+            c = _chunk_of(starts, at, c)
+            tag = buf[offsets[c] + at - starts[c]]
+            at += 1
+            if tag == 0x08 and k < 0:
+                k, at, c = _chunked_length(buf, at, stop, starts, offsets, c)
+                if at < 0 or k >= 1 << 14:
+                    return -1  # k of at most two bytes: 1024 at most is a filter ORC writes
+            elif tag == 0x1A and first < 0:
+                bits, at, c = _chunked_length(buf, at, stop, starts, offsets, c)
+                if at < 0 or bits > stop - at:
+                    return -1
+                first = at
+                at += bits
+            else:
+                return -1
+        if k < 1 or first < 0 or bits <= 0 or bits % 8 or k > min(8 * bits, MAX_HASH_FUNCTIONS):
+            return -1
+        num_bits = 8 * bits
+        hit = False
+        for j in range(hashes.size):
+            hh = np.uint64(hashes[j])
+            h1 = np.int64(hh & _MASK32)
+            h2 = np.int64(hh >> np.uint64(32))
+            if h1 >= 0x80000000:
+                h1 -= 0x100000000
+            if h2 >= 0x80000000:
+                h2 -= 0x100000000
+            found = True
+            for i in range(1, k + 1):
+                x = (h1 + i * h2) & 0xFFFFFFFF
+                if x >= 0x80000000:
+                    x = 0xFFFFFFFF - x
+                pos = x % num_bits
+                at_bit = first + (pos >> 3)
+                c = _chunk_of(starts, at_bit, c)
+                if ((buf[offsets[c] + at_bit - starts[c]] >> (pos & 7)) & 1) == 0:
+                    found = False
+                    break
+            if found:
+                hit = True
+                break
+        out[row] = hit
+        lengths[row] = bits
+        row += 1
+    return row
+
+
+def bloom_filter_index_may_contain(
+    raw: bytes | bytearray | memoryview, hashes: Sequence[int] | None, what: str = "bloom filter index"
+) -> np.ndarray:
+    """Per entry (row group) of a decompressed BLOOM_FILTER(_UTF8) stream: may any of ``hashes`` be there?
+
+    ``filters_may_contain(read_bloom_filter_index(raw, what), hashes)``, tested straight from the bytes when every
+    entry is a well-formed ``utf8bitset``: one pass, no copy of the bits, no protobuf objects (a lookup tests a few
+    bits of each of hundreds of filters of kilobytes each). Anything else goes the runtime's way, so the answers
+    and errors are those of :func:`read_bloom_filter_index`.
+
+    Raises
+    ------
+    OrcError
+        As :func:`read_bloom_filter_index`.
+    """
+    buf = as_buffer(raw)
+    state = new_state()
+    n = count_messages(buf, 1, state)
+    if n >= 0:
+        out = np.ones(n, dtype=np.bool_)
+        lengths = np.zeros(n, dtype=np.int64)
+        h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes or ()], dtype=np.uint64)
+        if probe_bloom_filter_index(buf, h, out, lengths, state) == n:
+            width = int(lengths.max()) // 8 if n else 0
+            _check_padding(n, width, int(lengths.sum()), what)  # as stacking them would: same errors
+            if hashes is None:
+                out[:] = True
+            return out
+    return filters_may_contain(read_bloom_filter_index(raw, what), hashes)
+
+
+def chunked_bloom_filter_index_may_contain(
+    stored: bytes | bytearray | memoryview,
+    starts: np.ndarray,
+    offsets: np.ndarray,
+    size: int,
+    hashes: Sequence[int] | None,
+    what: str = "bloom filter index",
+) -> np.ndarray | None:
+    """:func:`bloom_filter_index_may_contain` of a stream stored in original chunks, tested where the chunks lie
+    (:func:`probe_chunked_bloom_filter_index`: chunk ``c`` holds the stream's bytes from ``starts[c]`` at
+    ``stored[offsets[c]:]``, ``size`` in all); ``None`` when the message is not one that kernel reads, for the
+    caller to join the chunks and call :func:`bloom_filter_index_may_contain`.
+
+    Raises
+    ------
+    OrcError
+        As :func:`read_bloom_filter_index` for filters too unequal in size to stack.
+    """
+    buf = as_buffer(stored)
+    h = np.array([int(x) & 0xFFFFFFFFFFFFFFFF for x in hashes or ()], dtype=np.uint64)
+    # room for a stripe's row groups, more if there are more, up to as many entries as the bytes could hold (14
+    # bytes each at least: keys, lengths, k and one long)
+    room = 1024
+    while True:
+        out = np.zeros(room, dtype=np.bool_)
+        lengths = np.zeros(room, dtype=np.int64)
+        n = probe_chunked_bloom_filter_index(buf, starts, offsets, size, h, out, lengths)
+        if n != -2 or room > size // 14:
+            break
+        room *= 16
+    if n < 0:
+        return None
+    lengths = lengths[:n]
+    _check_padding(n, int(lengths.max()) // 8 if n else 0, int(lengths.sum()), what)
+    return np.ones(n, dtype=np.bool_) if hashes is None else out[:n].copy()
 
 
 def _check_padding(n: int, width: int, nbytes: int, what: str) -> None:

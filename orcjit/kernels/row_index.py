@@ -24,9 +24,18 @@ import numpy as np
 from .._jit import jit
 from .protobuf import BYTES, FIXED64, VARINT, count_messages, int32, key, skip, span, varint, zigzag
 from .status import BAD_LENGTH, ERROR_POS, TRUNCATED, check, new_state
+from .utf8 import valid_utf8
 from .varint import as_buffer
 
-__all__ = ["RowIndexTable", "parse_row_index"]
+__all__ = [
+    "RowIndexTable",
+    "compare_spans",
+    "equal_spans",
+    "parse_row_index",
+    "parse_row_positions",
+    "scan_row_positions",
+    "utf8_spans",
+]
 
 # slots of the table; sub-message slots (INT .. TIMESTAMP) only say the sub-message was present
 STATISTICS = 0  # the entry has a statistics message
@@ -269,6 +278,121 @@ def scan_row_index(buf, value, extra, present, positions, state):  # type: ignor
     return used
 
 
+@jit
+def scan_row_positions(buf, starts, counts, positions, state):  # type: ignore[no-untyped-def]
+    """The positions lists of the RowIndex ``buf`` alone, for seeking: entry ``row``'s values at
+    ``positions[starts[row]:starts[row] + counts[row]]`` (room for ``buf.size`` values, as
+    :func:`scan_row_index`). Statistics are passed over by their length, unread. Returns the number of entries, or
+    a negative code with the failing field's offset in ``state``; the protobuf rules are :func:`_entry`'s."""
+    pos = 0
+    end = buf.size
+    row = 0
+    used = 0
+    while pos < end:
+        at = pos
+        field, wire, pos = key(buf, pos, end)
+        if pos < 0:
+            state[ERROR_POS] = at
+            return pos
+        if field == 1 and wire == BYTES and row < starts.size:
+            start, stop = span(buf, pos, end)
+            if stop < 0:
+                state[ERROR_POS] = at
+                return stop
+            starts[row] = used
+            p = start
+            while p < stop:
+                inner = p
+                number, kind, p = key(buf, p, stop)
+                if p < 0:
+                    state[ERROR_POS] = inner
+                    return p
+                if number == 1 and kind == VARINT:
+                    v, p = varint(buf, p, stop)
+                    if p < 0:
+                        state[ERROR_POS] = inner
+                        return p
+                    if used >= positions.size:
+                        state[ERROR_POS] = inner
+                        return BAD_LENGTH
+                    positions[used] = v
+                    used += 1
+                elif number == 1 and kind == BYTES:
+                    first, last = span(buf, p, stop)
+                    if last < 0:
+                        state[ERROR_POS] = inner
+                        return last
+                    q = first
+                    while q < last:
+                        if used >= positions.size:
+                            state[ERROR_POS] = q
+                            return BAD_LENGTH
+                        v, q = varint(buf, q, last)
+                        if q < 0:
+                            state[ERROR_POS] = inner
+                            return q
+                        positions[used] = v
+                        used += 1
+                    p = last
+                else:
+                    p = skip(buf, p, stop, kind)
+                    if p < 0:
+                        state[ERROR_POS] = inner
+                        return p
+            counts[row] = used - starts[row]
+            row += 1
+            pos = stop
+        else:
+            pos = skip(buf, pos, end, wire)
+            if pos < 0:
+                state[ERROR_POS] = at
+                return pos
+    return row
+
+
+@jit
+def utf8_spans(data, starts, lengths, present, out):  # type: ignore[no-untyped-def]
+    """``out[g]``: span ``g`` (``data[starts[g]:starts[g] + lengths[g]]``) was recorded (``present[g]``) and is
+    well-formed UTF-8, as Python's strict decoder has it. The parser checked that spans lie inside ``data``."""
+    for g in range(out.size):
+        out[g] = present[g] != 0 and valid_utf8(data, starts[g], starts[g] + lengths[g])
+
+
+@jit
+def compare_spans(data, starts, lengths, literal, out):  # type: ignore[no-untyped-def]
+    """``out[g]`` = -1, 0 or 1 as span ``g`` sorts before, equal to or after ``literal`` (bytewise: for UTF-8 that
+    is code point order, as Python compares ``str``)."""
+    m = literal.size
+    for g in range(out.size):
+        start = starts[g]
+        n = lengths[g]
+        result = 0
+        for j in range(min(n, m)):
+            a = data[start + j]
+            b = literal[j]
+            if a != b:
+                result = -1 if a < b else 1
+                break
+        if result == 0 and n != m:
+            result = -1 if n < m else 1
+        out[g] = result
+
+
+@jit
+def equal_spans(data, a_starts, a_lengths, b_starts, b_lengths, out):  # type: ignore[no-untyped-def]
+    """``out[g]``: spans ``a[g]`` and ``b[g]`` hold the same bytes."""
+    for g in range(out.size):
+        n = a_lengths[g]
+        same = n == b_lengths[g]
+        if same:
+            a, b = a_starts[g], b_starts[g]
+            for j in range(n):
+                if data[a + j] != data[b + j]:
+                    same = False
+                    break
+        out[g] = same
+
+
 @dataclass(frozen=True)
 class RowIndexTable:
     """One column's row index in one stripe: a row per entry (row group), a column per slot.
@@ -331,6 +455,34 @@ class RowIndexTable:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             return data
+
+
+def parse_row_positions(
+    raw: bytes | bytearray | memoryview, what: str, entries: int | None = None
+) -> np.ndarray | list[np.ndarray] | None:
+    """The positions lists of a decompressed ROW_INDEX stream, as :meth:`RowIndexTable.position_rows` gives them,
+    without reading statistics: what seeking needs of the row indexes of columns no filter tests.
+
+    With ``entries``, an index holding another number of entries gives ``None``.
+
+    Raises
+    ------
+    OrcError
+        If the bytes are not a RowIndex message (as far as positions are concerned); the message names ``what``
+        and the byte offset.
+    """
+    buf = as_buffer(raw)
+    state = new_state()
+    n = check(count_messages(buf, 1, state), state, f"{what}: row index")
+    if entries is not None and n != entries:
+        return None
+    starts = np.zeros(n, dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    positions = np.zeros(buf.size, dtype=np.int64)
+    check(scan_row_positions(buf, starts, counts, positions, state), state, f"{what}: row index")
+    if n and (counts == counts[0]).all():
+        return positions[: n * int(counts[0])].reshape(n, int(counts[0]))
+    return [positions[a : a + c] for a, c in zip(starts.tolist(), counts.tolist(), strict=True)]
 
 
 def parse_row_index(raw: bytes | bytearray | memoryview, what: str, entries: int | None = None) -> RowIndexTable | None:

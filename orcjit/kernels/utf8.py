@@ -17,7 +17,41 @@ import numpy as np
 from .._jit import jit
 from ..errors import OrcError
 
-__all__ = ["check_utf8", "first_invalid"]
+__all__ = ["check_utf8", "first_invalid", "valid_utf8"]
+
+
+@jit
+def valid_utf8(data, start, stop):  # type: ignore[no-untyped-def]
+    """Whether ``data[start:stop]`` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF)."""
+    pos = start
+    while pos < stop:
+        b = data[pos]
+        if b < 0x80:
+            pos += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            need = 1
+            low, high = 0x80, 0xBF
+        elif 0xE0 <= b <= 0xEF:
+            need = 2
+            low = 0xA0 if b == 0xE0 else 0x80  # E0 80..9F would be overlong
+            high = 0x9F if b == 0xED else 0xBF  # ED A0..BF would be a surrogate
+        elif 0xF0 <= b <= 0xF4:
+            need = 3
+            low = 0x90 if b == 0xF0 else 0x80  # F0 80..8F would be overlong
+            high = 0x8F if b == 0xF4 else 0xBF  # F4 90.. would be past U+10FFFF
+        else:
+            return False
+        if pos + need >= stop:
+            return False
+        second = data[pos + 1]
+        if second < low or second > high:
+            return False
+        for k in range(2, need + 1):
+            if data[pos + k] & 0xC0 != 0x80:
+                return False
+        pos += need + 1
+    return True
 
 
 @jit
@@ -25,8 +59,8 @@ def first_invalid(offsets, data):  # type: ignore[no-untyped-def]
     """The index of the first string (``data[offsets[i]:offsets[i + 1]]``) that is not valid UTF-8, or -1.
 
     Valid means well-formed: no overlongs, surrogates or code points past U+10FFFF. Offsets are trusted to be
-    non-decreasing and within ``data``; the callers check that first. One kernel, without helpers: each compiled
-    function is one more compilation in a new environment.
+    non-decreasing and within ``data``; the callers check that first. Strings are checked by :func:`valid_utf8`,
+    which the row index's string statistics share (:mod:`orcjit.kernels.row_index`).
     """
     n = len(offsets) - 1
     if n <= 0:
@@ -46,35 +80,8 @@ def first_invalid(offsets, data):  # type: ignore[no-untyped-def]
     if pos >= stop:
         return -1
     for i in range(n):
-        pos = offsets[i]
-        stop = offsets[i + 1]
-        while pos < stop:
-            b = data[pos]
-            if b < 0x80:
-                pos += 1
-                continue
-            if 0xC2 <= b <= 0xDF:
-                need = 1
-                low, high = 0x80, 0xBF
-            elif 0xE0 <= b <= 0xEF:
-                need = 2
-                low = 0xA0 if b == 0xE0 else 0x80  # E0 80..9F would be overlong
-                high = 0x9F if b == 0xED else 0xBF  # ED A0..BF would be a surrogate
-            elif 0xF0 <= b <= 0xF4:
-                need = 3
-                low = 0x90 if b == 0xF0 else 0x80  # F0 80..8F would be overlong
-                high = 0x8F if b == 0xF4 else 0xBF  # F4 90.. would be past U+10FFFF
-            else:
-                return i
-            if pos + need >= stop:
-                return i
-            second = data[pos + 1]
-            if second < low or second > high:
-                return i
-            for k in range(2, need + 1):
-                if data[pos + k] & 0xC0 != 0x80:
-                    return i
-            pos += need + 1
+        if not valid_utf8(data, offsets[i], offsets[i + 1]):
+            return i
     return -1
 
 

@@ -8,6 +8,7 @@ stripe and row-group statistics and bloom filters, then exactly against the deco
   ``explain``; :mod:`.rows`: the exact row masks.
 
 It takes a :class:`~orcjit.filemeta.FileMeta` and plain data, never an API object. It may import
-:mod:`orcjit.filemeta`, :mod:`orcjit.decode` (row positions, stream plans, vectors), :mod:`orcjit.convert`
-(decimal objects), :mod:`orcjit.types`, :mod:`orcjit.statistics` and the kernels; nothing of the scan or the API.
+:mod:`orcjit.filemeta`, :mod:`orcjit.compression` (chunk framing), :mod:`orcjit.decode` (row positions, stream
+plans, vectors), :mod:`orcjit.convert` (decimal objects), :mod:`orcjit.types`, :mod:`orcjit.statistics` and the
+kernels; nothing of the scan or the API.
 """

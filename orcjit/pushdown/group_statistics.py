@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels import row_index as ri
+from ..kernels.varint import as_buffer
 from ..statistics import date_of_days, decimal_of_text, timestamp_of_millis
 from ..types.kinds import FLOAT_KINDS, INTEGER_KINDS, STRING_KINDS, TIMESTAMP_KINDS
 from ..types.schema import TypeNode
@@ -43,6 +44,7 @@ class GroupStatistics:
         self.all_null = known & (self.count == 0) & (self.has_null == 1)
         self.no_nulls = known & (self.has_null == 0) & (self.count >= rows)
         self._bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._spans: tuple[Spans, Spans, np.ndarray, np.ndarray] | None = None
 
     def evaluate(self, p: Predicate) -> np.ndarray:
         """Per row group: NO, MAYBE or YES for ``p`` (an ``int8`` array)."""
@@ -62,6 +64,11 @@ class GroupStatistics:
         on_values = out.copy()  # the verdict over the rows that hold a value
         if kind == "boolean":
             self._boolean(p, on_values)
+        elif kind in STRING_KINDS and _utf8_values(p.values):
+            low, high, exact, usable = self.string_bounds()
+            usable = usable & self.known & ~self.all_null
+            if usable.any():
+                on_values[usable] = _range(op, p.values, low[usable], high[usable], exact[usable], kind)
         elif kind in RANGE_KINDS:
             low, high, exact, usable = self.bounds()
             usable = usable & self.known & ~self.all_null
@@ -80,6 +87,34 @@ class GroupStatistics:
         if self._bounds is None:
             self._bounds = self._decode_bounds()
         return self._bounds
+
+    def string_bounds(self) -> tuple[Spans, Spans, np.ndarray, np.ndarray]:
+        """:meth:`bounds` of a string column as spans of the row index's bytes, compared with values without
+        decoding a string: the minimum (or else the lower bound) and the maximum (or else the upper bound) where
+        they are UTF-8, as :meth:`bounds` takes them."""
+        if self._spans is None:
+            t = self.table
+            data = as_buffer(t.data)
+            n = len(t)
+            ok = {}
+            for slot in (ri.STRING_MIN, ri.STRING_MAX, ri.STRING_LOWER, ri.STRING_UPPER):
+                ok[slot] = np.zeros(n, dtype=np.bool_)
+                starts, lengths = _column(t.value, slot), _column(t.extra, slot)
+                ri.utf8_spans(data, starts, lengths, _column(t.present, slot), ok[slot])
+            has = t.present[:, ri.STRING] != 0
+            use_min, use_max = has & ok[ri.STRING_MIN], has & ok[ri.STRING_MAX]
+            use_lower = has & ~use_min & ok[ri.STRING_LOWER]
+            use_upper = has & ~use_max & ok[ri.STRING_UPPER]
+
+            def pick(main: int, fallback: int, use: np.ndarray) -> Spans:
+                starts = np.where(use, t.value[:, main], t.value[:, fallback])
+                return Spans(data, starts, np.where(use, t.extra[:, main], t.extra[:, fallback]))
+
+            low = pick(ri.STRING_MIN, ri.STRING_LOWER, use_min)
+            high = pick(ri.STRING_MAX, ri.STRING_UPPER, use_max)
+            usable = (use_min | use_lower) & (use_max | use_upper)
+            self._spans = low, high, ~use_lower & ~use_upper, usable
+        return self._spans
 
     def _decode_bounds(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         t, kind = self.table, self.node.kind
@@ -163,6 +198,54 @@ class GroupStatistics:
         out[has & overlap & inside] = YES
 
 
+class Spans:
+    """String bounds of row groups as spans of a row index's bytes (UTF-8): compared with a value by one kernel
+    call, bytewise, which for UTF-8 is the code point order in which Python compares ``str``."""
+
+    def __init__(self, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
+        self.data = data
+        self.starts = np.ascontiguousarray(starts, dtype=np.int64)
+        self.lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+        self._signs: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, where: np.ndarray) -> Spans:
+        return Spans(self.data, self.starts[where], self.lengths[where])
+
+    def sign(self, value: str) -> np.ndarray:
+        """-1, 0 or 1 per span as it sorts before, equal to or after ``value``."""
+        out = self._signs.get(value)
+        if out is None:
+            out = np.empty(len(self), dtype=np.int8)
+            literal = np.frombuffer(value.encode("utf-8"), dtype=np.uint8)
+            ri.compare_spans(self.data, self.starts, self.lengths, literal, out)
+            self._signs[value] = out
+        return out
+
+    def equal(self, other: Spans) -> np.ndarray:
+        out = np.empty(len(self), dtype=np.bool_)
+        ri.equal_spans(self.data, self.starts, self.lengths, other.starts, other.lengths, out)
+        return out
+
+
+def _utf8_values(values: tuple[Any, ...]) -> bool:
+    """Whether every value is a ``str`` that UTF-8 can hold (no lone surrogate): compared as spans."""
+    if not all(type(v) is str for v in values):
+        return False
+    try:
+        for v in values:
+            v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _column(table: np.ndarray, slot: int) -> np.ndarray:
+    return np.ascontiguousarray(table[:, slot])
+
+
 def _fill_numbers(t: ri.RowIndexTable, message: int, slot: int, out: np.ndarray, values: np.ndarray) -> None:
     where = t.present[:, message].astype(bool) & t.present[:, slot].astype(bool)
     out[where] = values[where].tolist() if where.any() else []
@@ -184,30 +267,32 @@ def _scalar(value: Any) -> np.ndarray:
     return out
 
 
-def _range(
-    op: str, values: tuple[Any, ...], low: np.ndarray, high: np.ndarray, exact: np.ndarray, kind: str
-) -> np.ndarray:
+Bounds = Any  # an object array of bounds, or Spans
+
+
+def _range(op: str, values: tuple[Any, ...], low: Bounds, high: Bounds, exact: np.ndarray, kind: str) -> np.ndarray:
     """:func:`~orcjit.pushdown.prune.values_verdict` over arrays of bounds."""
 
-    def lt(a: np.ndarray, v: Any) -> np.ndarray:
-        return np.less(a, _scalar(v)).astype(bool)
+    def lt(a: Bounds, v: Any) -> np.ndarray:
+        return a.sign(v) < 0 if isinstance(a, Spans) else np.less(a, _scalar(v)).astype(bool)
 
-    def le(a: np.ndarray, v: Any) -> np.ndarray:
-        return np.less_equal(a, _scalar(v)).astype(bool)
+    def le(a: Bounds, v: Any) -> np.ndarray:
+        return a.sign(v) <= 0 if isinstance(a, Spans) else np.less_equal(a, _scalar(v)).astype(bool)
 
-    def gt(a: np.ndarray, v: Any) -> np.ndarray:
-        return np.greater(a, _scalar(v)).astype(bool)
+    def gt(a: Bounds, v: Any) -> np.ndarray:
+        return a.sign(v) > 0 if isinstance(a, Spans) else np.greater(a, _scalar(v)).astype(bool)
 
-    def ge(a: np.ndarray, v: Any) -> np.ndarray:
-        return np.greater_equal(a, _scalar(v)).astype(bool)
+    def ge(a: Bounds, v: Any) -> np.ndarray:
+        return a.sign(v) >= 0 if isinstance(a, Spans) else np.greater_equal(a, _scalar(v)).astype(bool)
 
-    def eq(a: np.ndarray, v: Any) -> np.ndarray:
-        return np.equal(a, _scalar(v)).astype(bool)
+    def eq(a: Bounds, v: Any) -> np.ndarray:
+        return a.sign(v) == 0 if isinstance(a, Spans) else np.equal(a, _scalar(v)).astype(bool)
 
     n = len(low)
     none = np.zeros(n, dtype=bool)
     floating = kind in FLOAT_KINDS
-    single = exact & np.equal(low, high).astype(bool)
+    same = low.equal(high) if isinstance(low, Spans) and isinstance(high, Spans) else np.equal(low, high)
+    single = exact & np.asarray(same).astype(bool)
     if op in ("in", "not in"):
         nan_listed = any(is_nan(v) for v in values)
         members = [v for v in values if not is_nan(v)]

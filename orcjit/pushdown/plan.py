@@ -11,6 +11,7 @@ from ..decode.seek import planned_ranges, read_row_positions, stream_plan
 from ..decode.streams import coalesce
 from ..errors import OrcError
 from ..filemeta import FileMeta
+from ..statistics import ColumnStatistics
 from ..stripes import DATA_KINDS, ROW_INDEX, StripeFooterInfo
 from ..types.schema import TypeNode
 from .filters import Filters, describe
@@ -110,7 +111,8 @@ def decide(meta: FileMeta, filters: Filters | None, indices: Sequence[int]) -> t
         return not node.hive11_decimal and statistics_trusted(node.kind, writer, version)
 
     use_bloom = bloom_filters_trusted(writer, meta.software_version)
-    file_stats = {s.column_id: s for s in meta.statistics}
+    tested = {p.node.column_id for group in filters for p in group}
+    file_stats: dict[int, ColumnStatistics | None] = dict(meta.column_statistics(tested))
     file_verdict = evaluate(filters, file_stats, meta.nrows, trusted)
     if file_verdict == NO:
         return NAMES[NO], [StripeDecision(i, stripes[i].rows, False, "file statistics") for i in indices]
@@ -118,7 +120,7 @@ def decide(meta: FileMeta, filters: Filters | None, indices: Sequence[int]) -> t
     for i in indices:
         stripe = stripes[i]
         try:
-            stats = {s.column_id: s for s in meta.stripe_statistics(i)}
+            stats: dict[int, ColumnStatistics | None] = dict(meta.column_statistics(tested, i))
         except OrcError:
             stats = {}  # no stripe statistics: decide by row groups alone
         if stats and evaluate(filters, stats, stripe.rows, trusted) == NO:

@@ -29,7 +29,16 @@ from ..pushdown.rowgroups import kept_runs
 from ..stripes import DATA_KINDS, StripeFooterInfo, StripeInfo
 from ..types.resolve import Selection, decode_selection, select_columns
 
-__all__ = ["ReadPlan", "Run", "piece_bounds", "plan_read", "row_range_runs", "split_runs", "stripe_runs"]
+__all__ = [
+    "ReadPlan",
+    "Run",
+    "piece_bounds",
+    "plan_read",
+    "row_range_runs",
+    "run_positions",
+    "split_runs",
+    "stripe_runs",
+]
 
 # a run is cut into pieces of at least this many rows, and of this many bytes of the decoded columns' streams
 # (their share of the stripe's): each piece costs some fetches and a few tenths of a millisecond to set up, more
@@ -96,7 +105,7 @@ def stripe_runs(meta: FileMeta, decision: StripeDecision, decode: Selection) -> 
     footer = decision.footer or meta.stripe_footer(decision.index)
     groups = decision.row_groups
     if groups is not None and not groups.keep.all() and groups.stride > 0:
-        positions = _positions(meta, stripe, footer, decode, groups.indexes)
+        positions = run_positions(meta, stripe, footer, decode, groups.indexes)
         if positions is not None:
             runs = []
             for start, stop in kept_runs(groups.keep):
@@ -117,7 +126,7 @@ def row_range_runs(meta: FileMeta, start: int, stop: int, decode: Selection) -> 
             continue
         footer = meta.stripe_footer(stripe.index)
         first, count = lo - stripe.first_row, hi - lo
-        positions = None if count == stripe.rows else _positions(meta, stripe, footer, decode)
+        positions = None if count == stripe.rows else run_positions(meta, stripe, footer, decode)
         runs.append(Run(stripe, first, count, footer, positions))
     return runs
 
@@ -149,7 +158,7 @@ def split_runs(meta: FileMeta, runs: list[Run], decode: Selection, workers: int)
         bounds = piece_bounds(run.first, run.count, meta.stride, min(pieces, by_bytes), MIN_PIECE_ROWS)
         if len(bounds) > 1 and positions is None and run.whole_stripe:
             try:
-                positions = _positions(meta, run.stripe, footer, decode, run.indexes)
+                positions = run_positions(meta, run.stripe, footer, decode, run.indexes)
             except OrcError:  # a corrupt row index: the stripe read whole does without it
                 positions = None
         if len(bounds) <= 1 or positions is None:
@@ -176,7 +185,7 @@ def piece_bounds(
     return [(first, count)]
 
 
-def _positions(
+def run_positions(
     meta: FileMeta,
     stripe: StripeInfo,
     footer: StripeFooterInfo,

@@ -65,16 +65,15 @@ def _as_in_full_read(meta: FileMeta, frame: pd.DataFrame, output: Selection, bac
     nulls anywhere in the file is float or object, even when the stripes read have none."""
     if backend != "numpy":
         return frame
-    statistics = meta.statistics
-    for position, node in enumerate(output.fields):
+    typed = [(position, node) for position, node in enumerate(output.fields) if KINDS[node.kind].with_nulls]
+    statistics = meta.column_statistics(node.column_id for _, node in typed)
+    dtypes = frame.dtypes.tolist() if typed else []
+    for position, node in typed:
         with_nulls = KINDS[node.kind].with_nulls
-        if with_nulls is None:
-            continue
         stats = statistics[node.column_id]
         nullable = stats.has_null is True or (stats.count is not None and stats.count < meta.nrows)
-        column = frame.iloc[:, position]
-        if nullable and column.dtype != np.dtype(with_nulls):
-            frame.isetitem(position, column.astype(with_nulls))
+        if nullable and dtypes[position] != np.dtype(with_nulls):
+            frame.isetitem(position, frame.iloc[:, position].astype(with_nulls))
     return frame
 
 

@@ -19,21 +19,32 @@ import numpy as np
 
 from ..decode.columns import ReadContext, read_column
 from ..decode.limits import allocate
-from ..decode.seek import read_stripe_rows
+from ..decode.seek import Positions, read_stripe_rows
 from ..decode.streams import read_stripe_streams
-from ..decode.vector import ColumnVector, find_vector, prune_vector
+from ..decode.vector import ColumnVector, find_vector, prune_vector, slice_vector
 from ..errors import OrcError
 from ..filemeta import FileMeta
 from ..progress import StripeProgress, stripe_progress
+from ..pushdown.filters import Filters, tested_columns
 from ..pushdown.plan import StripeDecision, decide
 from ..pushdown.rows import filters_mask
 from ..types.kinds import HIVE11_DECIMALS, KINDS, Hive11Decimals
-from ..types.resolve import Selection
+from ..types.resolve import Selection, decode_selection
 from ..types.schema import TypeNode
 from .options import ReadOptions
-from .plan import ReadPlan, Run, split_runs, stripe_runs
+from .plan import ReadPlan, Run, run_positions, split_runs, stripe_runs
 
-__all__ = ["Scanned", "allocate_outputs", "decode_run", "field_groups", "run_tasks", "scan_runs", "scan_stripes"]
+__all__ = [
+    "Scanned",
+    "allocate_outputs",
+    "decode_run",
+    "field_groups",
+    "is_lookup",
+    "run_tasks",
+    "scan_lookup",
+    "scan_runs",
+    "scan_stripes",
+]
 
 # reads of fewer values than this (rows times top-level columns) decode on the calling thread
 SMALL_READ_VALUES = 1 << 16
@@ -85,6 +96,10 @@ def scan_stripes(meta: FileMeta, plan: ReadPlan, indices: Sequence[int], options
 def _scan_kept(
     meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions, bar: StripeProgress | None
 ) -> Scanned:
+    if plan.decode.fields and bar is None and is_lookup(plan.predicates) and kept and all(map(_skips_groups, kept)):
+        got = scan_lookup(meta, plan, kept, options)
+        if got is not None:
+            return got
     if plan.decode.fields:
         runs = [run for d in kept for run in stripe_runs(meta, d, plan.decode)]
     else:  # rows only: no stripe footer is needed to count them
@@ -197,6 +212,115 @@ def _scan(
             tested_vectors = {p.node.column_id: find_vector(vectors, p.node) for g in predicates for p in g}
             got.masks.append(filters_mask(predicates, tested_vectors, run.count))
     return got
+
+
+def is_lookup(filters: Filters | None) -> bool:
+    """Whether ``filters`` look up values: every conjunction tests a column for equality (``==``, ``in``), so few
+    of the rows pruning keeps are likely to match."""
+    return bool(filters) and all(any(p.op in ("==", "in") for p in conj) for conj in filters or ())
+
+
+# a lookup decodes the other columns over the stretch of each run between its first and last match when those
+# stretches hold at most this share of the runs' rows; else over the runs as pruning left them
+NARROW_SHARE = 0.75
+
+
+def _skips_groups(d: StripeDecision) -> bool:
+    """Whether pruning skips row groups of kept stripe ``d`` (its runs are entered by row group)."""
+    groups = d.row_groups
+    return groups is not None and groups.stride > 0 and not groups.keep.all()
+
+
+def scan_lookup(meta: FileMeta, plan: ReadPlan, kept: list[StripeDecision], options: ReadOptions) -> Scanned | None:
+    """A lookup (:func:`is_lookup`) decoded in two steps: the columns the filters test first, over the row groups
+    pruning kept (bloom filters' false positives among them), then the other output columns only where rows
+    matched, from each run's first match to its last. The tested columns' vectors are sliced to those stretches,
+    not decoded again; the result is what :func:`scan_runs` gives for the same rows.
+
+    Only for stripes pruning entered by row group (:func:`_skips_groups`): a stripe read whole is read whole, every
+    column (a corrupt column fails the read whether or not a row matches). ``None`` when a stripe cannot be entered
+    by row group after all (a tested column's positions are unusable)."""
+    probe = _tested_selection(meta, plan)
+    runs = [run for d in kept for run in stripe_runs(meta, d, probe)]
+    if any(run.positions is None for run in runs):
+        return None
+    got = scan_runs(meta, runs, ReadPlan(probe, probe, plan.predicates, None), options)
+    hits = [np.flatnonzero(mask) for mask in got.masks]
+    spans = [(i, int(h[0]), int(h[-1]) + 1) for i, h in enumerate(hits) if h.size]
+    if not spans:
+        return scan_runs(meta, [], plan, options)  # nothing matches: the empty result, shaped as any read's
+    total = sum(run.count for run in runs)
+    narrow = sum(hi - lo for _, lo, hi in spans) <= NARROW_SHARE * total
+    if not narrow:
+        spans = [(i, 0, run.count) for i, run in enumerate(runs)]
+    output = plan.output
+    tested = {f.column_id: j for j, f in enumerate(probe.fields)}
+    later = [f for f in output.fields if not _covered(f, tested, probe.selected, output.selected)]
+    decisions = {d.index: d for d in kept}
+    positions: dict[int, Positions | None] = {}
+    narrowed = []
+    for i, lo, hi in spans:
+        run = runs[i]
+        first, count = run.first + lo, hi - lo
+        at = None
+        if later and not (first == 0 and count == run.stripe.rows):
+            index = run.stripe.index
+            if index not in positions:
+                groups = decisions[index].row_groups
+                decode = Selection(later, [], plan.decode.selected)
+                footer = run.footer or meta.stripe_footer(index)
+                positions[index] = run_positions(meta, run.stripe, footer, decode, groups.indexes if groups else None)
+            at = positions[index]
+        narrowed.append(Run(run.stripe, first, count, run.footer, at))
+    rest = None
+    if later:
+        names = [output.names[output.fields.index(f)] for f in later]
+        rest = scan_runs(
+            meta,
+            narrowed,
+            ReadPlan(
+                Selection(later, names, output.selected), Selection(later, names, plan.decode.selected), None, None
+            ),
+            options,
+        )
+    ranges = [(runs[i].start + lo, runs[i].start + hi) for i, lo, hi in spans]
+    result = Scanned(output, True)
+    for node in output.fields:
+        if rest is not None and node in later:
+            result.columns.append(rest.columns[later.index(node)])
+            continue
+        chunks = got.columns[tested[node.column_id]]
+        if narrow:
+            chunks = _take(chunks, ranges)
+        result.columns.append([prune_vector(vec, output.selected) for vec in chunks])
+    result.first_rows = [r.stripe.first_row + r.first for r in narrowed]
+    result.row_counts = [r.count for r in narrowed]
+    result.masks = [got.masks[i][lo:hi] for i, lo, hi in spans]
+    return result
+
+
+def _tested_selection(meta: FileMeta, plan: ReadPlan) -> Selection:
+    """What a read decodes to test its filters: the fields holding the tested columns, with only what they need."""
+    needed = decode_selection(meta.schema, Selection([], [], set()), tested_columns(plan.predicates))
+    selected = needed.selected & plan.decode.selected
+    pairs = [(n, f) for n, f in zip(plan.decode.names, plan.decode.fields, strict=True) if f.column_id in selected]
+    return Selection([f for _, f in pairs], [n for n, _ in pairs], selected)
+
+
+def _covered(node: TypeNode, tested: dict[int, int], decoded: set[int], wanted: set[int]) -> bool:
+    """Whether the first step decoded all of output field ``node`` that the read returns."""
+    return node.column_id in tested and all(n.column_id in decoded for n in node.walk() if n.column_id in wanted)
+
+
+def _take(chunks: list[ColumnVector], ranges: list[tuple[int, int]]) -> list[ColumnVector]:
+    """The slots ``[a, b)`` of each range of the rows ``chunks`` hold end to end, a vector per range; no range
+    crosses from one chunk into the next (ranges lie within runs, chunks are the runs or all of them)."""
+    starts = np.cumsum([0] + [c.length for c in chunks])
+    out = []
+    for a, b in ranges:
+        c = int(np.searchsorted(starts, a, side="right")) - 1
+        out.append(slice_vector(chunks[c], a - int(starts[c]), b - int(starts[c])))
+    return out
 
 
 def decode_run(
