@@ -158,17 +158,10 @@ def _write_spark(source: Path, targets: dict[str, Path], one_stripe: bool) -> No
 
     from pyspark.sql import SparkSession
 
+    from benchmarks.spark import start_spark
+
     ours = SparkSession.getActiveSession() is None  # a session of the caller's is left running
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("orcjit-benchmark-writer")
-        .config("spark.driver.memory", "4g")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
+    spark = SparkSession.getActiveSession() or start_spark()
     try:
         frame = spark.read.orc(str(source))
         for codec, path in targets.items():
