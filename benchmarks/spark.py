@@ -96,6 +96,8 @@ def dataset(spark: Any, rows: int) -> Path:
 def start_spark() -> Any:
     from pyspark.sql import SparkSession
 
+    # Spark's Python workers run `python3` from PATH unless told otherwise: they must run this environment's
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # workers import benchmarks.spark_arrow_source (and orcjit) from the repository
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     spark = (
