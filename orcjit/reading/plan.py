@@ -154,8 +154,10 @@ def split_runs(meta: FileMeta, runs: list[Run], decode: Selection, workers: int)
             out.append(run)
             continue
         stored = sum(s.length for s in footer.streams if s.column in decode.selected and s.kind in DATA_KINDS)
-        by_bytes = stored * run.count // run.stripe.rows // MIN_PIECE_BYTES
-        bounds = piece_bounds(run.first, run.count, meta.stride, min(pieces, by_bytes), MIN_PIECE_ROWS)
+        most = min(pieces, stored * run.count // run.stripe.rows // MIN_PIECE_BYTES)
+        if len(runs) == 1 and most > workers:
+            most -= most % workers  # as many pieces for each thread
+        bounds = piece_bounds(run.first, run.count, meta.stride, most, MIN_PIECE_ROWS)
         if len(bounds) > 1 and positions is None and run.whole_stripe:
             try:
                 positions = run_positions(meta, run.stripe, footer, decode, run.indexes)
