@@ -28,7 +28,7 @@ from orcjit.reading import plan as read_plan
 from orcjit.reading import scan
 from orcjit.reading.plan import Run, piece_bounds, plan_read, split_runs, stripe_runs
 from orcjit.sources import ArrowFileSource, BufferSource, FileObjectSource, FsspecSource, LocalFileSource
-from orcjit.stripes import DICTIONARY_DATA
+from orcjit.stripes import DATA_KINDS, DICTIONARY_DATA
 from tests.factory import all_types_pyorc, all_types_table, write_pyarrow, write_pyorc
 from tests.fuzz_harness import decode_file, encode_file
 from tests.hive11 import write_hive11_decimals
@@ -142,6 +142,22 @@ def test_split_runs_of_a_big_stripe(tmp_path: Path) -> None:
         # a sequence and booleans take a few kB: not worth a thread
         assert len(_runs(f, 2, ["seq", "flag"])) == 1
         assert [r.whole_stripe for r in _runs(f, 2, ["seq"])] == [True]
+
+
+def test_a_lone_stripe_is_cut_into_a_multiple_of_the_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes enough for three pieces give two on two threads: a third piece would leave one thread waiting."""
+    n = 400_000
+    table = pa.table({"x": np.random.default_rng(2).integers(-(2**62), 2**62, n)})
+    path = one_stripe_pyarrow(tmp_path, table)
+    with ORCFile(path) as f:
+        footer = f.meta.stripe_footer(0)
+        stored = sum(s.length for s in footer.streams if s.column == 1 and s.kind in DATA_KINDS)
+        monkeypatch.setattr(read_plan, "MIN_PIECE_BYTES", stored // 3)
+        monkeypatch.setattr(read_plan, "PIECES_PER_WORKER", 3)
+        assert len(_runs(f, 2, ["x"])) == 2
+        assert len(_runs(f, 3, ["x"])) == 3
+        monkeypatch.setattr(read_plan, "MIN_PIECE_BYTES", stored // 5)
+        assert len(_runs(f, 2, ["x"])) == 4
 
 
 def test_many_stripes_are_not_cut(tmp_path: Path, small_pieces: None) -> None:
