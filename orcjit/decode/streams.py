@@ -199,7 +199,7 @@ def read_stripe_streams(
     lazy: dict[tuple[int, int], LazyStream] = {}
     budgets = EagerBudget(tail, footer, stripe.rows)
     ranges = coalesce(((s.offset, s.length) for s in wanted), max_gap)
-    fetched = [(offset, source.read(offset, length)) for offset, length in ranges]
+    fetched = [(offset, source.read_buffer(offset, length)) for offset, length in ranges]
     for s in wanted:
         # the fetched range that holds this stream
         base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
