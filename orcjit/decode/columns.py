@@ -180,14 +180,14 @@ def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     what = ctx.streams.where(col, DATA)
     dtype = KINDS[node.kind].dtype.type
     out = ctx.output(node, count)
-    direct = out if valid is None and dtype is np.int64 else None
-    dense = ctx.streams.open(col, DATA).integers(nn, True, rle_v2(enc), out=direct)
-    if dtype is not np.int64:
-        info = np.iinfo(dtype)
-        if dense.size and (dense.min() < info.min or dense.max() > info.max):
+    stream = ctx.streams.open(col, DATA)
+    if dtype is np.int64:
+        dense = stream.integers(nn, True, rle_v2(enc), out=out if valid is None else None)
+    else:
+        narrow = stream.narrow_integers(nn, True, rle_v2(enc), dtype, out=out if valid is None else None)
+        if narrow is None:
             raise OrcError(f"{what}: value outside the range of {node.kind}")
-        if out is None:
-            dense = dense.astype(dtype)
+        dense = narrow
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
 

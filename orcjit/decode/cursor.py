@@ -46,6 +46,8 @@ MIN_WINDOW = 16 * 1024
 # expanding far more than real data does (a few hundred bytes to a block of 8 MiB each) are decompressed one at a
 # time, as decoding reaches them
 TAKE_FLOOR = 1 << 20
+# values a narrow integer column decodes at a time (512 KiB of int64: stays in a core's cache)
+NARROW_BLOCK = 1 << 16
 
 
 def _readonly(data: bytes | memoryview | np.ndarray) -> np.ndarray:
@@ -322,6 +324,26 @@ class ValueStream:
         self._check_count(count, INTEGERS_PER_BYTE, "integers")
         out = allocate(count, np.int64, self.what) if out is None else out
         self._run(decode, out, 0, count, bool(signed))
+        return out
+
+    def narrow_integers(
+        self, count: int, signed: bool, v2: bool, dtype: Any, out: np.ndarray | None = None
+    ) -> np.ndarray | None:
+        """``count`` values of an integer RLE stream as ``dtype``, an integer type narrower than int64 (into
+        ``out`` when given), decoded a block at a time through a small int64 buffer: no int64 array of them all,
+        no passes over one. ``None`` when a value is outside ``dtype``'s range."""
+        decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
+        self._pending_skip(skip, bool(signed))
+        self._check_count(count, INTEGERS_PER_BYTE, "integers")
+        out = allocate(count, dtype, self.what) if out is None else out
+        info = np.iinfo(dtype)
+        block = np.empty(min(count, NARROW_BLOCK), dtype=np.int64)
+        for start in range(0, count, NARROW_BLOCK):
+            part = block[: min(NARROW_BLOCK, count - start)]
+            self._run(decode, part, 0, len(part), bool(signed))
+            if part.min() < info.min or part.max() > info.max:
+                return None
+            out[start : start + len(part)] = part
         return out
 
     def skip_integers(self, count: int, signed: bool, v2: bool) -> None:
