@@ -36,6 +36,7 @@ from ..stripes import (
 from ..timezones import UTC_NAMES, TimeZoneError, ZoneRules, convention_of_writer, orc_epoch_seconds, zone_rules
 from ..types.kinds import BINARY_KINDS, HIVE11_DECIMALS, KINDS, MAX_DECIMAL_PRECISION, Hive11Decimals
 from ..types.schema import TypeNode
+from .cursor import BLOCK_VALUES
 from .limits import INTEGERS_PER_BYTE, allocate
 from .streams import StripeStreams, stored_as_integers
 from .vector import ColumnVector
@@ -282,15 +283,23 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
     streams = ctx.streams
-    seconds = streams.open(col, DATA).integers(nn, True, rle_v2(enc))
-    nanos = streams.open(col, SECONDARY).integers(nn, False, rle_v2(enc))
+    v2 = rle_v2(enc)
+    data, secondary = streams.open(col, DATA), streams.open(col, SECONDARY)
+    data.check_integers(nn)
+    secondary.check_integers(nn)
     zone = None if node.kind == "timestamp with local time zone" else _writer_zone(streams, col)
     epoch = orc_epoch_seconds(zone) if zone is not None else UTC_2015
     out = ctx.output(node, count)
     dense = out if out is not None and valid is None and zone is None else np.empty(nn, dtype=np.int64)
-    result = combine_timestamp(seconds, nanos, dense, epoch)
-    if result < 0:
-        raise OrcError(f"{streams.where(col, DATA)}: timestamp outside the years 1677-2262 that nanoseconds reach")
+    # a block at a time: the seconds and nanoseconds stay in a core's cache on their way into the result
+    seconds, nanos = np.empty((2, min(nn, BLOCK_VALUES)), dtype=np.int64)
+    for start in range(0, nn, BLOCK_VALUES):
+        n = min(BLOCK_VALUES, nn - start)
+        data.integers(n, True, v2, out=seconds[:n])
+        secondary.integers(n, False, v2, out=nanos[:n])
+        if combine_timestamp(seconds[:n], nanos[:n], dense[start : start + n], epoch) < 0:
+            where = streams.where(col, DATA)
+            raise OrcError(f"{where}: timestamp outside the years 1677-2262 that nanoseconds reach")
     if zone is not None:
         # TIMESTAMP holds the writer's wall clock: the instant read back in the writer's zone
         try:

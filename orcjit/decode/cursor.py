@@ -35,7 +35,7 @@ from .limits import (
     most_values,
 )
 
-__all__ = ["StreamCursor", "ValueStream"]
+__all__ = ["BLOCK_VALUES", "StreamCursor", "ValueStream"]
 
 HEADER_SIZE = 3
 EMPTY = np.frombuffer(b"", dtype=np.uint8)
@@ -46,8 +46,9 @@ MIN_WINDOW = 16 * 1024
 # expanding far more than real data does (a few hundred bytes to a block of 8 MiB each) are decompressed one at a
 # time, as decoding reaches them
 TAKE_FLOOR = 1 << 20
-# values a narrow integer column decodes at a time (512 KiB of int64: stays in a core's cache)
-NARROW_BLOCK = 1 << 16
+# values decoded at a time through a small int64 buffer on their way into a result of another type (512 KiB of
+# int64: stays in a core's cache, where a buffer of the whole column would go out to memory and back)
+BLOCK_VALUES = 1 << 16
 
 
 def _readonly(data: bytes | memoryview | np.ndarray) -> np.ndarray:
@@ -337,14 +338,19 @@ class ValueStream:
         self._check_count(count, INTEGERS_PER_BYTE, "integers")
         out = allocate(count, dtype, self.what) if out is None else out
         info = np.iinfo(dtype)
-        block = np.empty(min(count, NARROW_BLOCK), dtype=np.int64)
-        for start in range(0, count, NARROW_BLOCK):
-            part = block[: min(NARROW_BLOCK, count - start)]
+        block = np.empty(min(count, BLOCK_VALUES), dtype=np.int64)
+        for start in range(0, count, BLOCK_VALUES):
+            part = block[: min(BLOCK_VALUES, count - start)]
             self._run(decode, part, 0, len(part), bool(signed))
             if part.min() < info.min or part.max() > info.max:
                 return None
             out[start : start + len(part)] = part
         return out
+
+    def check_integers(self, count: int) -> None:
+        """Raise OrcError when the bytes left cannot possibly hold ``count`` integers (before a caller allocates
+        for a count the file declares)."""
+        self._check_count(count, INTEGERS_PER_BYTE, "integers")
 
     def skip_integers(self, count: int, signed: bool, v2: bool) -> None:
         """Pass over ``count`` values of an integer RLE stream."""
