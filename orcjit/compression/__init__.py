@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import OrcError
-from .codecs import CODEC_NAMES, NONE, decoder
+from .codecs import CODEC_NAMES, NONE, decoder, decompress_whole
 
 __all__ = ["CODEC_NAMES", "NONE", "decompress_head", "decompress_stream", "iter_chunks", "stream_capacity"]
 
@@ -134,6 +134,13 @@ def decompress_head(
 def _decompress(
     view: memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None, budget: int | None
 ) -> tuple[memoryview, int]:
+    if buffer is None and (budget is None or budget >= block_size) and len(view) > HEADER_SIZE:
+        # a stream of one compressed chunk (every small stream): into bytes of its own size where the codec can
+        header = view[0] | (view[1] << 8) | (view[2] << 16)
+        if not header & 1 and HEADER_SIZE + (header >> 1) == len(view):
+            whole = decompress_whole(codec, view[HEADER_SIZE:], block_size)
+            if whole is not None:
+                return memoryview(whole), len(view)
     bound = stream_capacity(view, block_size)
     if budget is not None:
         bound = min(bound, budget + 1)  # the spare byte a codec may write past its limit
