@@ -142,7 +142,8 @@ class StripeStreams:
         lazy = self.lazy.get((column, kind))
         if lazy is not None:
             return lazy.open(self.where(column, kind))
-        return ValueStream(self.buffers.get((column, kind), EMPTY), self.where(column, kind))
+        # the words for errors are put together only if one happens
+        return ValueStream(self.buffers.get((column, kind), EMPTY), functools.partial(self.where, column, kind))
 
     def open_optional(self, column: int, kind: int) -> ValueStream | None:
         """As :meth:`open`, but ``None`` when the stripe has no such stream."""
@@ -199,12 +200,17 @@ def read_stripe_streams(
     lazy: dict[tuple[int, int], LazyStream] = {}
     budgets = EagerBudget(tail, footer, stripe.rows)
     ranges = coalesce(((s.offset, s.length) for s in wanted), max_gap)
-    fetched = [(offset, source.read(offset, length)) for offset, length in ranges]
+    fetched = [(offset, memoryview(source.read(offset, length))) for offset, length in ranges]
+    base, blob = fetched[0] if fetched else (0, memoryview(b""))
+    prefix = f"{source.name}: stripe {stripe.index}, column "
     for s in wanted:
-        # the fetched range that holds this stream
-        base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
-        raw = memoryview(blob)[s.offset - base : s.offset - base + s.length]
-        what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"
+        start = s.offset - base
+        if start < 0 or start + s.length > len(blob):
+            # the fetched range that holds this stream (the streams come in the order of the ranges)
+            base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
+            start = s.offset - base
+        raw = blob[start : start + s.length]
+        what = f"{prefix}{s.column} {stream_kind_name(s.kind)} stream at offset {s.offset}"
         if tail.compression == NONE:
             data: bytes | memoryview = raw
         else:
