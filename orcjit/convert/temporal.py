@@ -22,6 +22,7 @@ from .env import utc_dtype
 
 __all__ = ["MAX_DATE_DAY", "MIN_DATE_DAY", "dates", "timestamps"]
 
+_NANOSECONDS = np.dtype("M8[ns]")
 # the days datetime.date can hold: 0001-01-01 .. 9999-12-31, counted from 1970-01-01
 MIN_DATE_DAY = -719162
 MAX_DATE_DAY = 2932896
@@ -32,14 +33,17 @@ def timestamps(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
     valid = valid_of(chunks)
     if valid is not None:
         check(set_nulls(values, read_only(valid), np.iinfo(np.int64).min))  # NaT
-    stamps = values.view("M8[ns]")
-    if node.kind == "timestamp" or target == "element":
+    stamps = values.view(_NANOSECONDS)
+    if target == "element":
         return stamps
-    dtype = utc_dtype()
+    # the DatetimeArray pandas holds a column in, made without its checks (it checked a naive column's values
+    # again each time a frame took it in); the values are nanoseconds as decoded
+    naive = node.kind == "timestamp"
+    dtype = _NANOSECONDS if naive else utc_dtype()
     try:
         return pd.arrays.DatetimeArray._simple_new(stamps, dtype=dtype)
     except (AttributeError, TypeError):  # pragma: no cover - a pandas without the internal constructor
-        return pd.DatetimeIndex(stamps).tz_localize(dtype.tz).array
+        return stamps if naive else pd.DatetimeIndex(stamps).tz_localize(dtype.tz).array
 
 
 def dates(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray:
