@@ -444,3 +444,25 @@ def test_zstd_lone_chunk_truncated_or_corrupt_raises_orc_error() -> None:
             assert isinstance(got, OrcError) or got == data, (at, bit)
             failed += isinstance(got, OrcError)
     assert failed > 2 * len(packed)  # most flips break the frame
+
+
+def test_lone_chunk_with_and_without_a_budget() -> None:
+    """A stream of one chunk, stored as it is or compressed: whole when it fits the budget (or there is none),
+    left as stored when it may not fit, an error when a stored chunk is larger than a block."""
+    from orcjit.compression import decompress_head
+
+    data = bytes(range(200)) * 5  # 1000 bytes
+    stored = header(len(data), True) + data
+    packed = frame(ZSTD, [data])
+    for block_size in (1000, 4096):
+        assert bytes(decompress_stream(stored, ZSTD, block_size, "s")) == data
+        assert bytes(decompress_stream(packed, ZSTD, block_size, "s")) == data
+        for budget in (0, 1, 999, 1000, 1001, block_size, 10**9):
+            out, left = decompress_head(stored, ZSTD, block_size, "s", budget)
+            assert (bytes(out), left) == ((data, len(stored)) if budget >= len(data) else (b"", 0)), budget
+            out, left = decompress_head(packed, ZSTD, block_size, "s", budget)
+            assert (bytes(out), left) == ((data, len(packed)) if budget >= len(data) else (b"", 0)), budget
+    with pytest.raises(OrcError, match="more than the compression block size of 999"):
+        decompress_stream(stored, ZSTD, 999, "s")
+    with pytest.raises(OrcError, match="more than the compression block size of 999"):
+        decompress_head(stored, ZSTD, 999, "s", 10**9)

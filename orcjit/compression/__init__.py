@@ -134,13 +134,19 @@ def decompress_head(
 def _decompress(
     view: memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None, budget: int | None
 ) -> tuple[memoryview, int]:
-    if buffer is None and (budget is None or budget >= block_size) and len(view) > HEADER_SIZE:
-        # a stream of one compressed chunk (every small stream): into bytes of its own size where the codec can
+    if buffer is None and len(view) > HEADER_SIZE:
+        # a stream of one chunk (every small stream): as it is stored, or decompressed into bytes of its own size
+        # where the codec can; anything else (or wrong) as any stream below
         header = view[0] | (view[1] << 8) | (view[2] << 16)
-        if not header & 1 and HEADER_SIZE + (header >> 1) == len(view):
-            whole = decompress_whole(codec, view[HEADER_SIZE:], block_size)
-            if whole is not None:
-                return memoryview(whole), len(view)
+        length = header >> 1
+        if HEADER_SIZE + length == len(view):
+            if header & 1:
+                if length <= block_size and (budget is None or length <= budget):
+                    return view[HEADER_SIZE:].toreadonly(), len(view)
+            elif budget is None or budget >= block_size:
+                whole = decompress_whole(codec, view[HEADER_SIZE:], block_size)
+                if whole is not None:
+                    return memoryview(whole), len(view)
     bound = stream_capacity(view, block_size)
     if budget is not None:
         bound = min(bound, budget + 1)  # the spare byte a codec may write past its limit

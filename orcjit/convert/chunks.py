@@ -98,8 +98,11 @@ def check(result: int) -> int:
 
 def table_take(table: list[Any] | np.ndarray, indices: np.ndarray) -> np.ndarray:
     """``table[indices]`` as an object array, ``None`` where an index is -1."""
-    objects = np.empty(len(table), dtype=object)
-    objects[:] = table
+    if isinstance(table, np.ndarray) and table.dtype == object and table.ndim == 1:
+        objects = table  # only read
+    else:
+        objects = np.empty(len(table), dtype=object)
+        objects[:] = table
     out = np.empty(len(indices), dtype=object)
     take = _object_take()
     if take is not None:
