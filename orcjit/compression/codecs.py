@@ -160,8 +160,7 @@ def _zstd_whole(chunk: memoryview, limit: int) -> bytes | None:
     byte after it (a chunk of several frames goes to :func:`_zstd`, which reads them all). A frame declaring 0
     bytes is left to :func:`_zstd` too: zstandard's ``decompress`` returns nothing for it without decoding it.
     """
-    import zstandard
-
+    zstandard = _zstandard()
     try:
         declared = zstandard.frame_content_size(chunk)
         if not 0 < declared <= limit:  # -1 when the frame does not say
@@ -170,6 +169,14 @@ def _zstd_whole(chunk: memoryview, limit: int) -> bytes | None:
     except zstandard.ZstdError:
         return None
     return data if len(data) == declared else None
+
+
+@functools.cache
+def _zstandard() -> Any:
+    # imported at the first zstd chunk, once: an import statement costs a lookup on every chunk
+    import zstandard
+
+    return zstandard
 
 
 def _lzo(chunk: memoryview, out: memoryview, limit: int) -> int:

@@ -37,6 +37,7 @@ from ..stripes import (
     ENCRYPTED_INDEX,
     INDEX_KINDS,
     ColumnEncodingInfo,
+    StreamInfo,
     StripeFooterInfo,
     StripeInfo,
     stream_kind_name,
@@ -210,7 +211,7 @@ def read_stripe_streams(
             base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
             start = s.offset - base
         raw = blob[start : start + s.length]
-        what = f"{prefix}{s.column} {stream_kind_name(s.kind)} stream at offset {s.offset}"
+        what = functools.partial(_stream_words, prefix, s)  # put together only for an error
         if tail.compression == NONE:
             data: bytes | memoryview = raw
         else:
@@ -236,10 +237,16 @@ def read_stripe_streams(
     )
 
 
+def _stream_words(prefix: str, s: StreamInfo) -> str:
+    """A stream of the stripe in the words of error messages (``prefix``: the file, stripe and "column ")."""
+    return f"{prefix}{s.column} {stream_kind_name(s.kind)} stream at offset {s.offset}"
+
+
 def _readonly(data: bytes | memoryview) -> np.ndarray:
     buf = np.frombuffer(data, dtype=np.uint8)
     # kernels are compiled per array type: every stream read-only, whatever the codec hands back, keeps one
-    buf.flags.writeable = False
+    if buf.flags.writeable:
+        buf.flags.writeable = False
     return buf
 
 
