@@ -229,12 +229,13 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     size = len(dict_offsets) - 1
     where = functools.partial(streams.where, col, DATA)
     dense = streams.open(col, DATA).integers(nn, False, rle_v2(enc))
-    if nn and (dense.min() < 0 or dense.max() >= size):
-        raise OrcError(f"{where()}: dictionary index outside the dictionary of {size} entries")
     indices = _spread(dense, valid, count)
     if ctx.dictionary_as_category:
+        if nn and (dense.min() < 0 or dense.max() >= size):
+            raise OrcError(f"{where()}: dictionary index outside the dictionary of {size} entries")
         return ColumnVector(node, count, valid, values=indices, dictionary=(dict_offsets, dict_data))
     mask = valid if valid is not None else np.ones(count, dtype=np.bool_)
+    # checks every index as it adds up the entries' bytes
     total = gathered_size(dict_offsets, indices, mask)
     if total == BAD_VALUE:
         raise OrcError(f"{where()}: dictionary index outside the dictionary of {size} entries")
