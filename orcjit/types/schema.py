@@ -328,17 +328,19 @@ def _algorithm(number: int | None, column_id: int) -> str:
 def _check_arity(node: TypeNode, n: int, names: int) -> None:
     """Whether ``node``, listing ``n`` children and ``names`` field names, has as many as its kind needs."""
     kind = node.kind
-    where = f"{kind} column {node.column_id}"
     if kind == "struct" and names != n:
-        raise OrcError(f"{where} has {n} children but {names} field names")
-    if kind == "array" and n != 1:
-        raise OrcError(f"{where} must have 1 child, has {n}")
-    if kind == "map" and n != 2:
-        raise OrcError(f"{where} must have 2 children, has {n}")
-    if kind == "uniontype" and not 1 <= n <= 256:
-        raise OrcError(f"{where} must have 1 to 256 variants, has {n}")
-    if kind not in COMPOUND_KINDS and n:
-        raise OrcError(f"{where} is primitive but lists {n} children")
+        problem = f"has {n} children but {names} field names"
+    elif kind == "array" and n != 1:
+        problem = f"must have 1 child, has {n}"
+    elif kind == "map" and n != 2:
+        problem = f"must have 2 children, has {n}"
+    elif kind == "uniontype" and not 1 <= n <= 256:
+        problem = f"must have 1 to 256 variants, has {n}"
+    elif kind not in COMPOUND_KINDS and n:
+        problem = f"is primitive but lists {n} children"
+    else:
+        return
+    raise OrcError(f"{kind} column {node.column_id} {problem}")
 
 
 def struct_of(fields: Sequence[tuple[str, TypeNode]]) -> TypeNode:
