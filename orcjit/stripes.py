@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._proto import orc_proto_pb2 as pb
 from .errors import OrcError
@@ -76,9 +76,11 @@ class StripeInfo:
         return self.offset + self.index_length + self.data_length
 
 
-@dataclass(frozen=True)
-class StreamInfo:
-    """One stream of a stripe: its kind, column, and absolute byte range in the file."""
+class StreamInfo(NamedTuple):
+    """One stream of a stripe: its kind, column, and absolute byte range in the file.
+
+    A named tuple rather than a frozen dataclass: a stripe footer lists a few streams per column, and every read
+    makes them all, at a third of the cost."""
 
     kind: int
     column: int
@@ -91,9 +93,8 @@ class StreamInfo:
         return stream_kind_name(self.kind)
 
 
-@dataclass(frozen=True)
-class ColumnEncodingInfo:
-    """How a column is encoded in a stripe."""
+class ColumnEncodingInfo(NamedTuple):
+    """How a column is encoded in a stripe (a named tuple, as :class:`StreamInfo`)."""
 
     kind: int
     dictionary_size: int | None = None
@@ -160,17 +161,16 @@ def read_stripe_footer(source: Any, tail: FileTail, stripe: StripeInfo, ncolumns
     pos = stripe.offset
     end = stripe.offset + stripe.index_length + stripe.data_length
     for s in msg.streams:
-        if s.column >= ncolumns:
+        kind, column, length = s.kind, s.column, s.length
+        if column >= ncolumns:
+            raise OrcError(f"{what}: {stream_kind_name(kind)} stream names column {column}, the schema has {ncolumns}")
+        if pos + length > end:
             raise OrcError(
-                f"{what}: {stream_kind_name(s.kind)} stream names column {s.column}, the schema has {ncolumns}"
+                f"{what}: {stream_kind_name(kind)} stream of column {column} spans bytes "
+                f"[{pos}, {pos + length}), past the end of the stripe's streams at {end}"
             )
-        if pos + s.length > end:
-            raise OrcError(
-                f"{what}: {stream_kind_name(s.kind)} stream of column {s.column} spans bytes "
-                f"[{pos}, {pos + s.length}), past the end of the stripe's streams at {end}"
-            )
-        streams.append(StreamInfo(kind=s.kind, column=s.column, offset=pos, length=s.length))
-        pos += s.length
+        streams.append(StreamInfo(kind, column, pos, length))
+        pos += length
     encrypted = _encrypted_streams(msg, streams, ncolumns, what)
     variants = len(tail.footer.encryption.variants)
     if msg.encryption and len(msg.encryption) != variants:

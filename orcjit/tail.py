@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from google.protobuf.message import DecodeError
 
 from ._proto import orc_proto_pb2 as pb
-from .compression import CODEC_NAMES, NONE, decompress_stream, iter_chunks, stream_capacity
+from .compression import CODEC_NAMES, NONE, What, decompress_stream, iter_chunks, stream_capacity
 from .errors import OrcError
 from .sources import ByteSource
 
@@ -96,8 +96,9 @@ class FileTail:
         """Whether the file stores decimals of precision 18 or less as integers (ORC Java's pre-2.0 format)."""
         return tuple(self.postscript.version)[:2] == UNSTABLE_PRE_2_0
 
-    def decompress(self, data: bytes | memoryview, what: str) -> bytes | memoryview:
-        """Decompress a stream of this file: read-only bytes, or a view when nothing needed decompressing."""
+    def decompress(self, data: bytes | memoryview, what: What) -> bytes | memoryview:
+        """Decompress a stream of this file: read-only bytes, or a view when nothing needed decompressing (``what``:
+        the stream in error messages' words, or a function giving them)."""
         return decompress_stream(data, self.compression, self.block_size, what)
 
     def decompress_message(self, data: bytes | memoryview, what: str) -> bytes | memoryview:

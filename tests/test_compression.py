@@ -27,6 +27,7 @@ from orcjit.compression.codecs import (
     ZSTD,
     decompress_chunk,
     decompress_chunk_into,
+    decompress_whole,
 )
 from tests import lzo_reference
 
@@ -328,7 +329,7 @@ def test_small_stream_does_not_keep_a_whole_block() -> None:
     stream = frame(ZSTD, [b"tiny"])
     out = decompress_stream(stream, ZSTD, 256 * 1024, "test")
     assert out == b"tiny"
-    assert out.obj.nbytes == 4  # not the 256 KiB reserved for the chunk
+    assert memoryview(out.obj).nbytes == 4  # not the 256 KiB reserved for the chunk
 
 
 @pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 8, 64, 1000])
@@ -339,3 +340,129 @@ def test_lz4_blocks_have_no_size_prefix(size: int) -> None:
     block = lz4.block.compress(data, store_size=False)
     assert decompress_stream(header(len(block), False) + block, LZ4, 1 << 16, "s") == data
     assert bytes(decompress_stream(header(5, False) + b"\x40\x00\x00\x00\x00", LZ4, 1 << 16, "s")) == bytes(4)
+
+
+# -- a stream of one zstd chunk, decompressed by one call into bytes of its size -----------------------------------
+
+
+def _outcome(fn, *args):  # type: ignore[no-untyped-def]
+    """``fn(*args)`` as bytes, or the OrcError it raised (other exceptions propagate)."""
+    try:
+        return bytes(fn(*args))
+    except OrcError as exc:
+        return exc
+
+
+def _general_zstd(chunk: bytes, limit: int):  # type: ignore[no-untyped-def]
+    """The chunk through the stream reader path (``decompress_chunk``), which reads any number of frames."""
+    return _outcome(decompress_chunk, ZSTD, memoryview(chunk), limit)
+
+
+def _lone_stream(chunk: bytes, limit: int):  # type: ignore[no-untyped-def]
+    """The chunk as a stream of its own, through ``decompress_stream`` (errors as the general path words them)."""
+    got = _outcome(decompress_stream, header(len(chunk), False) + chunk, ZSTD, limit, "lone")
+    if isinstance(got, OrcError):
+        prefix = "lone: chunk at byte 0: "
+        assert str(got).startswith(prefix), got
+        return OrcError(str(got).removeprefix(prefix))
+    return got
+
+
+def _same(a, b) -> bool:  # type: ignore[no-untyped-def]
+    """Both the same bytes, or both OrcErrors saying the same."""
+    if isinstance(a, OrcError) or isinstance(b, OrcError):
+        return type(a) is type(b) and a.args == b.args
+    return bool(a == b)
+
+
+def test_zstd_lone_chunk_of_every_size_matches_the_general_path() -> None:
+    rng = np.random.default_rng(21)
+    limit = 1500
+    compressors = [zstandard.ZstdCompressor(level=level) for level in (1, 3, 19)]
+    for size in range(0, limit + 2):
+        data = rng.integers(0, 4 if size % 2 else 256, size, dtype=np.uint8).tobytes()
+        packed = compressors[size % 3].compress(data)
+        expected = data if size <= limit else None
+        whole = decompress_whole(ZSTD, memoryview(packed), limit)
+        # the one-call path takes every frame declaring 1..limit bytes, and gives what it holds
+        assert whole == (data if 0 < size <= limit else None), size
+        assert isinstance(whole, (bytes, type(None)))
+        general = _general_zstd(packed, limit)
+        assert _same(_lone_stream(packed, limit), general), size
+        assert general == expected if expected is not None else isinstance(general, OrcError)
+
+
+def test_zstd_lone_chunk_result_is_exactly_its_size_and_read_only() -> None:
+    data = bytes(range(256)) * 3
+    out = decompress_stream(frame(ZSTD, [data]), ZSTD, 256 * 1024, "test")
+    assert isinstance(out, memoryview) and out.readonly
+    assert memoryview(out.obj).nbytes == len(data)
+    assert not np.frombuffer(out, dtype=np.uint8).flags.writeable
+
+
+def test_zstd_lone_chunk_the_one_call_path_declines() -> None:
+    """Chunks the one-call path leaves to the stream reader: it reads them as before, or says why it cannot."""
+    data = b"declines " * 40
+    plain = zstandard.ZstdCompressor().compress(data)
+    cases = {
+        "no declared size": zstandard.ZstdCompressor(write_content_size=False).compress(data),
+        "two frames": plain + plain,
+        "bytes after the frame": plain + b"\x00\x01",
+        "declares zero bytes": zstandard.ZstdCompressor().compress(b""),
+        "declares more than the block": zstandard.ZstdCompressor().compress(b"x" * 5000),
+        "with a checksum": zstandard.ZstdCompressor(write_checksum=True).compress(data),
+    }
+    for name, chunk in cases.items():
+        whole = decompress_whole(ZSTD, memoryview(chunk), 4096)
+        assert whole is None or name == "with a checksum", name
+        assert _same(_lone_stream(chunk, 4096), _general_zstd(chunk, 4096)), name
+    assert _lone_stream(cases["two frames"], 4096) == data + data
+    assert isinstance(_lone_stream(cases["bytes after the frame"], 4096), OrcError)
+    assert isinstance(_lone_stream(cases["declares more than the block"], 4096), OrcError)
+    assert decompress_whole(ZSTD, memoryview(cases["with a checksum"]), 4096) == data
+
+
+def test_zstd_lone_chunk_truncated_or_corrupt_raises_orc_error() -> None:
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 16, 3000, dtype=np.uint8).tobytes()
+    packed = zstandard.ZstdCompressor(write_checksum=True).compress(data)
+    for cut in range(1, len(packed)):
+        chunk = packed[:cut]
+        assert decompress_whole(ZSTD, memoryview(chunk), 4096) is None, cut
+        got = _lone_stream(chunk, 4096)
+        assert _same(got, _general_zstd(chunk, 4096)), cut
+        # cut inside its 4-byte checksum, the frame's values are all there: the stream reader gives them, as it did
+        assert isinstance(got, OrcError) if cut < len(packed) - 4 else got == data, cut
+    failed = 0
+    for at in range(len(packed)):
+        for bit in (0, 3, 7):
+            damaged = bytearray(packed)
+            damaged[at] ^= 1 << bit
+            got = _lone_stream(bytes(damaged), 4096)
+            assert _same(got, _general_zstd(bytes(damaged), 4096)), (at, bit)
+            # the checksum catches a flip that would decode to other bytes (some flip bits no decoder reads)
+            assert isinstance(got, OrcError) or got == data, (at, bit)
+            failed += isinstance(got, OrcError)
+    assert failed > 2 * len(packed)  # most flips break the frame
+
+
+def test_lone_chunk_with_and_without_a_budget() -> None:
+    """A stream of one chunk, stored as it is or compressed: whole when it fits the budget (or there is none),
+    left as stored when it may not fit, an error when a stored chunk is larger than a block."""
+    from orcjit.compression import decompress_head
+
+    data = bytes(range(200)) * 5  # 1000 bytes
+    stored = header(len(data), True) + data
+    packed = frame(ZSTD, [data])
+    for block_size in (1000, 4096):
+        assert bytes(decompress_stream(stored, ZSTD, block_size, "s")) == data
+        assert bytes(decompress_stream(packed, ZSTD, block_size, "s")) == data
+        for budget in (0, 1, 999, 1000, 1001, block_size, 10**9):
+            out, left = decompress_head(stored, ZSTD, block_size, "s", budget)
+            assert (bytes(out), left) == ((data, len(stored)) if budget >= len(data) else (b"", 0)), budget
+            out, left = decompress_head(packed, ZSTD, block_size, "s", budget)
+            assert (bytes(out), left) == ((data, len(packed)) if budget >= len(data) else (b"", 0)), budget
+    with pytest.raises(OrcError, match="more than the compression block size of 999"):
+        decompress_stream(stored, ZSTD, 999, "s")
+    with pytest.raises(OrcError, match="more than the compression block size of 999"):
+        decompress_head(stored, ZSTD, 999, "s", 10**9)

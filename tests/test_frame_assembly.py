@@ -11,7 +11,7 @@ import pytest
 
 import orcjit
 from orcjit.convert.env import arrow_string_dtype, default_string_dtype
-from orcjit.convert.frame import assemble
+from orcjit.convert.frame import assemble, names_index
 
 
 def _arrays() -> list:  # type: ignore[type-arg]
@@ -51,6 +51,34 @@ def test_assemble_keeps_one_block_per_column_without_copies() -> None:
 def test_assemble_of_no_rows() -> None:
     got = assemble([np.empty(0, np.int64), np.empty(0, object)], ["a", "b"])
     assert got.shape == (0, 2) and list(got.dtypes) == [np.dtype(np.int64), np.dtype(object)]
+
+
+NAMES = [
+    ["random_int", "seq_int", "amount"],
+    ["_col0"],
+    ["a.b", "é", "", "名前", "x" * 300],
+    ["a", "a", "b"],  # duplicates, as files may have them
+    [],
+]
+
+
+@pytest.mark.parametrize("names", NAMES)
+def test_names_index_is_what_pandas_infers(names: list[str]) -> None:
+    got, want = names_index(names), pd.Index(names)
+    pd.testing.assert_index_equal(got, want, exact=True)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.inferred_type == want.inferred_type
+    assert got.tolist() == names
+
+
+def test_names_index_follows_the_string_option() -> None:
+    storage = pd.get_option("mode.string_storage")
+    with pd.option_context("mode.string_storage", "python" if storage != "python" else "pyarrow"):
+        pd.testing.assert_index_equal(names_index(["a", "b"]), pd.Index(["a", "b"]), exact=True)
+
+
+def test_names_index_of_names_that_are_not_all_str_is_inferred() -> None:
+    for names in (["a", 1], [1, 2], ["a", None]):
+        pd.testing.assert_index_equal(names_index(names), pd.Index(names), exact=True)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("binary", [False, True])

@@ -332,6 +332,38 @@ def test_dates_outside_datetime_date_raise(day: int) -> None:
     assert got._pa_array.equals(arrow_path(node, [vec], "pyarrow").array._pa_array)
 
 
+@pytest.mark.parametrize("n", [600, 1000, 3000, 40_000])
+def test_dates_mostly_distinct_over_a_wide_range(n: int) -> None:
+    """Days spread over the whole range, nearly all distinct: the search for repeats gives up after a quarter of
+    the column (at most DEDUPE_SAMPLE values) and every row gets a date of its own, equal to Arrow's."""
+    rng = np.random.default_rng(n)
+    node = node_of("date")
+    days = rng.integers(DAY_MIN, DAY_MAX + 1, n).astype(np.int32)
+    valid = rng.random(n) > 0.1
+    days[~valid] = rng.integers(-(2**31), 2**31 - 1, int((~valid).sum()))  # anything at a null slot
+    got = check(node, [ColumnVector(node, n, valid, values=days)], "numpy")
+    epoch = datetime.date(1970, 1, 1)
+    assert got.tolist() == [
+        epoch + datetime.timedelta(days=int(d)) if ok else None for d, ok in zip(days, valid, strict=True)
+    ]
+    check(node, [ColumnVector(node, n, None, values=np.where(valid, days, 0).astype(np.int32))], "numpy")
+
+
+def test_dedupe_sample_is_a_quarter_of_the_column_within_bounds() -> None:
+    from orcjit.convert.chunks import DEDUPE_MIN_VALUES, DEDUPE_SAMPLE, dedupe_sample
+
+    assert [dedupe_sample(n) for n in (0, 256, 1000, 1024, 4000, 32_768, 10**7)] == [
+        DEDUPE_MIN_VALUES,
+        DEDUPE_MIN_VALUES,
+        DEDUPE_MIN_VALUES,
+        DEDUPE_MIN_VALUES,
+        1000,
+        DEDUPE_SAMPLE,
+        DEDUPE_SAMPLE,
+    ]
+    assert orcjit.convert.decimals.DEDUPE_SAMPLE == DEDUPE_SAMPLE  # one definition, also where it was
+
+
 def test_out_of_range_date_at_a_null_slot_is_fine() -> None:
     node = node_of("date")
     vec = ColumnVector(node, 2, np.array([True, False]), values=np.array([5, 2**31 - 1], dtype=np.int32))
@@ -415,6 +447,23 @@ def test_decimals_mostly_distinct_over_the_sample() -> None:
     lanes[~valid] = 0
     check(node, [ColumnVector(node, n, valid, values=lanes)], "numpy")
     check(node, [ColumnVector(node, n, None, values=lanes)], "numpy_nullable")
+
+
+@pytest.mark.parametrize("n", [300, 1000, 5000])
+def test_decimals_mostly_distinct_in_a_small_column(n: int) -> None:
+    """Fewer values than DEDUPE_SAMPLE, nearly all distinct: converted one by one once a quarter of the column
+    shows it, the same as Arrow's; a small column with few distinct values still shares them."""
+    rng = np.random.default_rng(n)
+    node = node_of("decimal", 38, 6)
+    unscaled = rng.integers(-(10**12), 10**12, n)
+    lanes = np.stack([unscaled, unscaled >> 63], axis=1)
+    valid = rng.random(n) > 0.1
+    lanes[~valid] = 0
+    check(node, [ColumnVector(node, n, valid, values=lanes)], "numpy")
+    check(node, [ColumnVector(node, n, None, values=lanes)], "numpy")
+    few = np.stack([unscaled % 7, (unscaled % 7) >> 63], axis=1)
+    got = check(node, [ColumnVector(node, n, None, values=few)], "numpy")
+    assert len({id(d) for d in got}) <= 7
 
 
 def test_decimal_defaults_of_old_files() -> None:

@@ -281,7 +281,11 @@ def test_dictionary_index_past_the_dictionary(valid_files: dict[str, bytes], tmp
     encoding = parts.stripes[0].footer.columns[COLUMN["s"]]
     assert encoding.dictionarySize == 6
     encoding.dictionarySize = 2  # the indices still reach 5
-    raises(join_file(parts), tmp_path, "stripe 0", f"column {COLUMN['s']}", "DATA stream", "dictionary of 2")
+    message = raises(join_file(parts), tmp_path, "stripe 0", f"column {COLUMN['s']}", "DATA stream", "dictionary of 2")
+    # kept as categories, the indices are checked before the strings would be gathered: the same error
+    with pytest.raises(OrcError) as info:
+        orcjit.read_orc(tmp_path / "broken.orc", dictionary_as_category=True)
+    assert str(info.value) == message
 
 
 def test_dictionary_longer_than_its_data(valid_files: dict[str, bytes], tmp_path: Path) -> None:

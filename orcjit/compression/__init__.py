@@ -10,12 +10,14 @@ It imports only :mod:`orcjit.errors`, :mod:`orcjit._jit` (the LZO kernel) and th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import OrcError
-from .codecs import CODEC_NAMES, NONE, decoder
+from .codecs import CODEC_NAMES, NONE, decoder, decompress_whole
 
-__all__ = ["CODEC_NAMES", "NONE", "decompress_head", "decompress_stream", "iter_chunks", "stream_capacity"]
+__all__ = ["CODEC_NAMES", "NONE", "What", "decompress_head", "decompress_stream", "iter_chunks", "stream_capacity"]
 
 HEADER_SIZE = 3
 # A stream's buffer is allocated whole when the most its chunks may hold is at most EAGER_RATIO times its stored
@@ -26,8 +28,15 @@ EAGER_BYTES = 16 << 20
 # a result using less than half its buffer, and leaving more than this unused, is copied to one of its own size
 COMPACT_SLACK = 1 << 16
 
+# what a stream is, in the words of error messages, or a function giving them (called only when an error happens)
+What = str | Callable[[], str]
 
-def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: ignore[no-untyped-def]
+
+def _words(what: What) -> str:
+    return what if isinstance(what, str) else what()
+
+
+def iter_chunks(data: bytes | memoryview, block_size: int, what: What):  # type: ignore[no-untyped-def]
     """Yield ``(offset, is_original, chunk)`` for each chunk of a compressed stream.
 
     Raises
@@ -41,18 +50,21 @@ def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: 
     pos = 0
     while pos < end:
         if pos + HEADER_SIZE > end:
-            raise OrcError(f"{what}: chunk header at byte {pos} is cut off by the end of the stream ({end} bytes)")
+            raise OrcError(
+                f"{_words(what)}: chunk header at byte {pos} is cut off by the end of the stream ({end} bytes)"
+            )
         header = view[pos] | (view[pos + 1] << 8) | (view[pos + 2] << 16)
         length = header >> 1
         is_original = bool(header & 1)
         start = pos + HEADER_SIZE
         if start + length > end:
             raise OrcError(
-                f"{what}: chunk at byte {pos} declares {length} bytes but only {end - start} remain in the stream"
+                f"{_words(what)}: chunk at byte {pos} declares {length} bytes but only {end - start} remain in the "
+                "stream"
             )
         if is_original and length > block_size:
             raise OrcError(
-                f"{what}: uncompressed chunk at byte {pos} holds {length} bytes, "
+                f"{_words(what)}: uncompressed chunk at byte {pos} holds {length} bytes, "
                 f"more than the compression block size of {block_size}"
             )
         yield pos, is_original, view[start : start + length]
@@ -60,7 +72,7 @@ def iter_chunks(data: bytes | memoryview, block_size: int, what: str):  # type: 
 
 
 def decompress_stream(
-    data: bytes | memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None = None
+    data: bytes | memoryview, codec: int, block_size: int, what: What, buffer: np.ndarray | None = None
 ) -> bytes | memoryview:
     """Return the decompressed bytes of a whole stream.
 
@@ -76,8 +88,9 @@ def decompress_stream(
         The file's CompressionKind (0 = NONE returns ``data`` itself).
     block_size : int
         The file's compression block size: the most any chunk may decompress to.
-    what : str
-        What the stream is, for error messages (e.g. ``"footer at offset 1234"``).
+    what : str or callable
+        What the stream is, for error messages (e.g. ``"footer at offset 1234"``), or a function giving those words,
+        called only if there is an error.
     buffer : np.ndarray, optional
         A writable uint8 array to decompress into when it can hold the most the chunks may decompress to (see
         :func:`stream_capacity`), so that a caller can reuse memory the kernel has already paged in; otherwise a
@@ -99,7 +112,7 @@ def decompress_stream(
 
 
 def decompress_head(
-    data: bytes | memoryview, codec: int, block_size: int, what: str, budget: int
+    data: bytes | memoryview, codec: int, block_size: int, what: What, budget: int
 ) -> tuple[bytes | memoryview, int]:
     """Decompress the chunks at the start of a stream for as long as they stay within ``budget`` bytes in all.
 
@@ -132,8 +145,21 @@ def decompress_head(
 
 
 def _decompress(
-    view: memoryview, codec: int, block_size: int, what: str, buffer: np.ndarray | None, budget: int | None
+    view: memoryview, codec: int, block_size: int, what: What, buffer: np.ndarray | None, budget: int | None
 ) -> tuple[memoryview, int]:
+    if buffer is None and len(view) > HEADER_SIZE:
+        # a stream of one chunk (every small stream): as it is stored, or decompressed into bytes of its own size
+        # where the codec can; anything else (or wrong) as any stream below
+        header = view[0] | (view[1] << 8) | (view[2] << 16)
+        length = header >> 1
+        if HEADER_SIZE + length == len(view):
+            if header & 1:
+                if length <= block_size and (budget is None or length <= budget):
+                    return view[HEADER_SIZE:].toreadonly(), len(view)
+            elif budget is None or budget >= block_size:
+                whole = decompress_whole(codec, view[HEADER_SIZE:], block_size)
+                if whole is not None:
+                    return memoryview(whole), len(view)
     bound = stream_capacity(view, block_size)
     if budget is not None:
         bound = min(bound, budget + 1)  # the spare byte a codec may write past its limit
@@ -162,7 +188,7 @@ def _decompress(
         except OrcError as exc:
             if room < block_size:  # may expand past the budget rather than be corrupt: left to whoever reads on
                 return _result(out, buffer, buf, used), pos
-            raise OrcError(f"{what}: chunk at byte {pos}: {exc}") from None
+            raise OrcError(f"{_words(what)}: chunk at byte {pos}: {exc}") from None
     return _result(out, buffer, buf, used), len(view)
 
 

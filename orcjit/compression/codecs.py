@@ -36,7 +36,7 @@ import numpy as np
 from .._extras import MissingExtraError, require
 from ..errors import OrcError
 
-__all__ = ["CODEC_NAMES", "decompress_chunk", "decompress_chunk_into"]
+__all__ = ["CODEC_NAMES", "decompress_chunk", "decompress_chunk_into", "decompress_whole"]
 
 # CompressionKind numbers of the PostScript
 NONE, ZLIB, SNAPPY, LZO, LZ4, ZSTD, BROTLI = range(7)
@@ -149,6 +149,36 @@ def _zstd(chunk: memoryview, out: memoryview, limit: int) -> int:
     return total
 
 
+def _zstd_whole(chunk: memoryview, limit: int) -> bytes | None:
+    """A chunk that is one zstd frame declaring its size (1 to ``limit`` bytes), decompressed by one call into
+    exactly that many bytes; ``None`` for any other chunk, valid or not, which :func:`_zstd` then decompresses
+    (and reports).
+
+    ORC C++ and ORC Java write a frame per chunk with its size: a small stream is then one allocation of its own
+    size and one call, where the stream reader costs several calls and a block-sized buffer to copy out of. The
+    call checks what the stream reader's loop checks: the frame decodes whole to the size it declares, with no
+    byte after it (a chunk of several frames goes to :func:`_zstd`, which reads them all). A frame declaring 0
+    bytes is left to :func:`_zstd` too: zstandard's ``decompress`` returns nothing for it without decoding it.
+    """
+    zstandard = _zstandard()
+    try:
+        declared = zstandard.frame_content_size(chunk)
+        if not 0 < declared <= limit:  # -1 when the frame does not say
+            return None
+        data: bytes = _zstd_context().decompress(chunk, allow_extra_data=False)
+    except zstandard.ZstdError:
+        return None
+    return data if len(data) == declared else None
+
+
+@functools.cache
+def _zstandard() -> Any:
+    # imported at the first zstd chunk, once: an import statement costs a lookup on every chunk
+    import zstandard
+
+    return zstandard
+
+
 def _lzo(chunk: memoryview, out: memoryview, limit: int) -> int:
     from .lzo import decompress_lzo
 
@@ -192,6 +222,8 @@ def _brotli(chunk: memoryview, out: memoryview, limit: int) -> int:
 
 
 _DECODERS = {ZLIB: _zlib, SNAPPY: _snappy, LZO: _lzo, LZ4: _lz4, ZSTD: _zstd, BROTLI: _brotli}
+# codecs that can decompress a chunk into a buffer of exactly its size, when the chunk says what that is
+_WHOLE = {ZSTD: _zstd_whole}
 
 
 def decoder(codec: int):  # type: ignore[no-untyped-def]
@@ -200,6 +232,14 @@ def decoder(codec: int):  # type: ignore[no-untyped-def]
         return _DECODERS[codec]
     except KeyError:
         raise OrcError(f"unknown compression kind {codec}") from None
+
+
+def decompress_whole(codec: int, chunk: memoryview, limit: int) -> bytes | None:
+    """One chunk of ``codec`` decompressed into ``bytes`` of exactly its size, in one call, where the codec and the
+    chunk allow it (a zstd frame declaring its size); ``None`` otherwise, for :func:`decompress_chunk_into` to
+    decompress (or report)."""
+    whole = _WHOLE.get(codec)
+    return None if whole is None else whole(chunk, limit)
 
 
 def decompress_chunk_into(codec: int, chunk: memoryview, out: memoryview, limit: int) -> int:

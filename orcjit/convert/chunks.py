@@ -12,9 +12,12 @@ from ..decode.vector import ColumnVector
 from ..kernels.status import BAD_LENGTH
 
 __all__ = [
+    "DEDUPE_MIN_VALUES",
+    "DEDUPE_SAMPLE",
     "NO_VALIDITY",
     "check",
     "chunk_values",
+    "dedupe_sample",
     "kernel_valid",
     "null_count",
     "nulls_mask",
@@ -24,8 +27,23 @@ __all__ = [
     "values_of",
 ]
 
+# below this many values a column is converted value by value without looking for repeats
+DEDUPE_MIN_VALUES = 256
+# the most values the search for repeats looks at before it decides whether they are worth it
+DEDUPE_SAMPLE = 8192
+
 NO_VALIDITY = np.zeros(0, dtype=np.bool_)  # the kernels' "every slot valid": one compiled variant instead of None
 NO_VALIDITY.flags.writeable = False
+
+
+def dedupe_sample(n: int) -> int:
+    """How many of a column's ``n`` values the search for repeated values (the ``sample`` of
+    :func:`~orcjit.kernels.convert.distinct_rows` and :func:`~orcjit.kernels.convert.distinct_strings`) looks at
+    before it gives up when more than half of them are distinct (and again at twice as many, four times ...): a
+    quarter of the column, at least :data:`DEDUPE_MIN_VALUES` and at most :data:`DEDUPE_SAMPLE`. A column of
+    mostly distinct values is then hashed over a quarter of its values at most, not all of them before a
+    conversion of every value all the same."""
+    return min(DEDUPE_SAMPLE, max(DEDUPE_MIN_VALUES, n // 4))
 
 
 def chunk_values(vec: ColumnVector, dtype: Any, width: int = 1) -> np.ndarray:
@@ -98,8 +116,11 @@ def check(result: int) -> int:
 
 def table_take(table: list[Any] | np.ndarray, indices: np.ndarray) -> np.ndarray:
     """``table[indices]`` as an object array, ``None`` where an index is -1."""
-    objects = np.empty(len(table), dtype=object)
-    objects[:] = table
+    if isinstance(table, np.ndarray) and table.dtype == object and table.ndim == 1:
+        objects = table  # only read
+    else:
+        objects = np.empty(len(table), dtype=object)
+        objects[:] = table
     out = np.empty(len(indices), dtype=object)
     take = _object_take()
     if take is not None:

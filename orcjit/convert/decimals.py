@@ -18,14 +18,20 @@ import numpy as np
 from ..decode.vector import ColumnVector
 from ..kernels.convert import distinct_rows
 from ..types.schema import TypeNode
-from .chunks import check, kernel_valid, read_only, table_take, valid_of, values_of
+from .chunks import (
+    DEDUPE_MIN_VALUES,
+    DEDUPE_SAMPLE,
+    check,
+    dedupe_sample,
+    kernel_valid,
+    read_only,
+    table_take,
+    valid_of,
+    values_of,
+)
 
 __all__ = ["DEDUPE_MIN_VALUES", "DEDUPE_SAMPLE", "column_scale", "decimal_objects", "decimals"]
 
-# below this many values a column is converted value by value without looking for repeats
-DEDUPE_MIN_VALUES = 256
-# stop looking for repeated values when more than half of the first DEDUPE_SAMPLE values (2x, 4x ...) differ
-DEDUPE_SAMPLE = 8192
 # values converted per block: Python ints for a block at a time stay in cache and their memory is reused
 DECIMAL_BLOCK = 1 << 14
 # exact products and any exponent: 2**128 has 39 digits
@@ -42,7 +48,7 @@ def decimals(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndar
     if n >= DEDUPE_MIN_VALUES:
         ids = np.empty(n, dtype=np.intp)
         firsts = np.empty(n, dtype=np.intp)
-        distinct = check(distinct_rows(lanes, kernel_valid(valid), ids, firsts, DEDUPE_SAMPLE))
+        distinct = check(distinct_rows(lanes, kernel_valid(valid), ids, firsts, dedupe_sample(n)))
         if distinct >= 0:
             return table_take(decimal_objects(lanes[firsts[:distinct]], scale), ids)
     if valid is None:

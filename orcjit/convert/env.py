@@ -68,12 +68,13 @@ def _arrow_string_dtype(binary: bool, nullable: bool, options: tuple[Any, ...]) 
 # the pandas options string dtypes follow: asking pandas for a dtype costs more than converting a small column,
 # so the answers are kept per value of these options
 _STRING_OPTIONS = ("future.infer_string", "mode.string_storage")
+_STRING_OPTION_KEYS = tuple(tuple(key.split(".")) for key in _STRING_OPTIONS)
 
 
 def _string_options() -> tuple[Any, ...]:
     try:  # pandas' own store of option values: reading it neither costs a lookup by pattern nor warns
         store = pd._config.config._global_config
-        return tuple(store[key.split(".")[0]][key.split(".")[1]] for key in _STRING_OPTIONS)
+        return tuple([store[section][name] for section, name in _STRING_OPTION_KEYS])
     except (AttributeError, KeyError, TypeError):  # pragma: no cover - a pandas that keeps them elsewhere
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pandas 3 deprecates future.infer_string

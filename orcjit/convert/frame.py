@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 try:
@@ -31,11 +32,11 @@ from ..types.kinds import BACKENDS, STRING_KINDS
 from ..types.resolve import Selection
 from ..types.schema import TypeNode
 from .arrow import arrow_column, arrow_type, build_table, decimal_scales, dictionary_columns
-from .env import arrow_available
+from .env import arrow_available, default_string_dtype
 from .strings import categorical
 from .values import convert_values
 
-__all__ = ["assemble", "build_frame", "convert_column"]
+__all__ = ["assemble", "build_frame", "convert_column", "names_index"]
 
 
 def convert_column(
@@ -100,7 +101,7 @@ def assemble(arrays: list[Any], names: list[str]) -> pd.DataFrame:
     (a third of a small read's time) is skipped through its block-manager constructor; a pandas without it
     takes the public constructor.
     """
-    columns = pd.Index(names)
+    columns = names_index(names)
     rows = len(arrays[0]) if arrays else 0
     try:
         mgr = arrays_to_mgr(
@@ -111,6 +112,20 @@ def assemble(arrays: list[Any], names: list[str]) -> pd.DataFrame:
         frame = pd.DataFrame(dict(enumerate(arrays)), copy=False)
         frame.columns = columns
         return frame
+
+
+def names_index(names: list[str]) -> pd.Index:
+    """``pd.Index(names)`` of column names: of pandas' default dtype for strings, made from the names without
+    pandas inferring it (for ten names that inference took longer than building the rest of the frame)."""
+    if not names or not all(type(name) is str for name in names):
+        return pd.Index(names)
+    dtype = default_string_dtype()
+    try:
+        if dtype is None:  # object, as pandas 2 infers strings
+            return pd.Index._simple_new(np.array(names, dtype=object))
+        return pd.Index._simple_new(dtype.construct_array_type()._from_sequence(names, dtype=dtype))
+    except (AttributeError, TypeError):  # pragma: no cover - a pandas whose internals differ
+        return pd.Index(names)
 
 
 def _holds_union(node: TypeNode, selected: AbstractSet[int]) -> bool:

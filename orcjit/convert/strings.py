@@ -23,15 +23,10 @@ from ..errors import OrcError
 from ..kernels.convert import distinct_strings
 from ..types.kinds import BINARY_KINDS
 from ..types.schema import TypeNode
-from .chunks import valid_of
+from .chunks import DEDUPE_MIN_VALUES, dedupe_sample, valid_of
 from .env import arrow_available, arrow_string_dtype, default_string_dtype
 
 __all__ = ["categorical", "decode_strings", "strings"]
-
-# below this many values a string column is decoded value by value without looking for repeats
-DEDUPE_MIN_VALUES = 256
-# stop looking for repeats when more than half of the first DEDUPE_SAMPLE values (or 2x, 4x ... as many) differ
-DEDUPE_SAMPLE = 8192
 
 
 def strings(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
@@ -113,7 +108,7 @@ def decode_strings(offsets: np.ndarray | None, data: np.ndarray | None, binary: 
         firsts = np.empty(n, dtype=np.int64)
         view = data[start:]
         view.flags.writeable = False  # one kernel variant whether the bytes were gathered or viewed in a stream
-        count = distinct_strings(bounds, view, ids, firsts, DEDUPE_SAMPLE)
+        count = distinct_strings(bounds, view, ids, firsts, dedupe_sample(n))
         if count >= 0:
             pairs = zip(bounds[firsts[:count]].tolist(), bounds[firsts[:count] + 1].tolist(), strict=True)
         else:

@@ -3,7 +3,8 @@
 ``timestamp`` columns become ``datetime64[ns]`` (the writer's wall clock, naive), ``timestamp with local time
 zone`` columns UTC instants (``datetime64[ns, UTC]``; inside lists, maps and structs naive instants, as Arrow
 converts them there); nulls are NaT. Dates become one ``datetime.date`` per distinct day, shared by the rows
-holding it: a table over the column's range of days (or its distinct days, when the range is wide) and one take.
+holding it: a table over the column's range of days (or its distinct days, when the range is wide) and one take;
+when the range is wide and most days distinct, one per row.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from ..decode.vector import ColumnVector
 from ..errors import OrcError
 from ..kernels.convert import distinct_rows, set_nulls, table_indices, value_range
 from ..types.schema import TypeNode
-from .chunks import check, kernel_valid, read_only, table_take, valid_of, values_of
+from .chunks import check, dedupe_sample, kernel_valid, read_only, table_take, valid_of, values_of
 from .env import utc_dtype
 
 __all__ = ["MAX_DATE_DAY", "MIN_DATE_DAY", "dates", "timestamps"]
 
+_NANOSECONDS = np.dtype("M8[ns]")
 # the days datetime.date can hold: 0001-01-01 .. 9999-12-31, counted from 1970-01-01
 MIN_DATE_DAY = -719162
 MAX_DATE_DAY = 2932896
@@ -32,18 +34,22 @@ def timestamps(node: TypeNode, chunks: list[ColumnVector], target: str) -> Any:
     valid = valid_of(chunks)
     if valid is not None:
         check(set_nulls(values, read_only(valid), np.iinfo(np.int64).min))  # NaT
-    stamps = values.view("M8[ns]")
-    if node.kind == "timestamp" or target == "element":
+    stamps = values.view(_NANOSECONDS)
+    if target == "element":
         return stamps
-    dtype = utc_dtype()
+    # the DatetimeArray pandas holds a column in, made without its checks (it checked a naive column's values
+    # again each time a frame took it in); the values are nanoseconds as decoded
+    naive = node.kind == "timestamp"
+    dtype = _NANOSECONDS if naive else utc_dtype()
     try:
         return pd.arrays.DatetimeArray._simple_new(stamps, dtype=dtype)
     except (AttributeError, TypeError):  # pragma: no cover - a pandas without the internal constructor
-        return pd.DatetimeIndex(stamps).tz_localize(dtype.tz).array
+        return stamps if naive else pd.DatetimeIndex(stamps).tz_localize(dtype.tz).array
 
 
 def dates(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray:
-    """``datetime.date`` objects, one per distinct day, shared by the rows holding it."""
+    """``datetime.date`` objects, one per distinct day, shared by the rows holding it (one per row when the days
+    are spread wide and most of them distinct)."""
     days = read_only(values_of(chunks, np.int32, owned=False))
     valid = kernel_valid(valid_of(chunks))
     lo, hi, count = value_range(days, valid)
@@ -57,6 +63,11 @@ def dates(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray
         check(table_indices(days, valid, lo, indices))
     else:
         firsts = np.empty(len(days), dtype=np.intp)
-        distinct = check(distinct_rows(days.reshape(-1, 1), valid, indices, firsts, len(days) + 1))
+        distinct = check(distinct_rows(days.reshape(-1, 1), valid, indices, firsts, dedupe_sample(len(days))))
+        if distinct < 0:  # mostly distinct days: one object per row
+            out = days.astype("M8[D]").astype(object)
+            if len(valid):
+                out[~valid] = None
+            return out
         table = days[firsts[:distinct]].astype("M8[D]").astype(object)
     return table_take(table, indices)

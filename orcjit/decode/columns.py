@@ -8,6 +8,7 @@ parent), so after decoding they are spread back over the parent's slots where Ar
 from __future__ import annotations
 
 import decimal
+import functools
 import threading
 from collections.abc import Callable
 
@@ -146,14 +147,15 @@ def _spread(dense: np.ndarray, valid: np.ndarray | None, length: int, out: np.nd
     return out
 
 
-def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, what: str) -> np.ndarray:
+def _offsets(lengths: np.ndarray, valid: np.ndarray | None, length: int, where: Callable[[], str]) -> np.ndarray:
+    """Offsets from ``lengths`` spread over the ``valid`` slots; ``where()`` words the error, if there is one."""
     offsets = np.empty(length + 1, dtype=np.int64)
     result = lengths_to_offsets(lengths, valid, offsets)
     if result == OVERFLOW:
-        raise OrcError(f"{what}: lengths add up past 2**63")
+        raise OrcError(f"{where()}: lengths add up past 2**63")
     if result < 0:
         # lengths are unsigned in the file: a value of 2**63 or more reads as negative here
-        raise OrcError(f"{what}: negative or impossibly large length")
+        raise OrcError(f"{where()}: negative or impossibly large length")
     return offsets
 
 
@@ -178,7 +180,6 @@ def _read_tinyint(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
 def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    what = ctx.streams.where(col, DATA)
     dtype = KINDS[node.kind].dtype.type
     out = ctx.output(node, count)
     stream = ctx.streams.open(col, DATA)
@@ -187,7 +188,7 @@ def _read_integer(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
     else:
         narrow = stream.narrow_integers(nn, True, rle_v2(enc), dtype, out=out if valid is None else None)
         if narrow is None:
-            raise OrcError(f"{what}: value outside the range of {node.kind}")
+            raise OrcError(f"{ctx.streams.where(col, DATA)}: value outside the range of {node.kind}")
         dense = narrow
     return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
 
@@ -211,9 +212,8 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     col = node.column_id
     streams = ctx.streams
     if enc in (DIRECT, DIRECT_V2):
-        what = streams.where(col, LENGTH)
         lengths = streams.open(col, LENGTH).integers(nn, False, rle_v2(enc))
-        offsets = _offsets(lengths, valid, count, what)
+        offsets = _offsets(lengths, valid, count, functools.partial(streams.where, col, LENGTH))
         data = streams.open(col, DATA).raw(int(offsets[-1]))
         if offsets[-1] > len(data):
             raise OrcError(f"{streams.where(col, DATA)}: LENGTH needs {offsets[-1]} bytes, DATA holds {len(data)}")
@@ -226,20 +226,21 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
     else:
         dict_offsets, dict_data = ctx.dictionaries.get(col, lambda: _read_dictionary(streams, col, enc))
     size = len(dict_offsets) - 1
-    what = streams.where(col, DATA)
+    where = functools.partial(streams.where, col, DATA)
     dense = streams.open(col, DATA).integers(nn, False, rle_v2(enc))
-    if nn and (dense.min() < 0 or dense.max() >= size):
-        raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
     indices = _spread(dense, valid, count)
     if ctx.dictionary_as_category:
+        if nn and (dense.min() < 0 or dense.max() >= size):
+            raise OrcError(f"{where()}: dictionary index outside the dictionary of {size} entries")
         return ColumnVector(node, count, valid, values=indices, dictionary=(dict_offsets, dict_data))
     mask = valid if valid is not None else np.ones(count, dtype=np.bool_)
+    # checks every index as it adds up the entries' bytes
     total = gathered_size(dict_offsets, indices, mask)
     if total == BAD_VALUE:
-        raise OrcError(f"{what}: dictionary index outside the dictionary of {size} entries")
+        raise OrcError(f"{where()}: dictionary index outside the dictionary of {size} entries")
     # rows repeat dictionary entries: the strings can take far more memory than the file (as in any reader's result)
-    offsets = allocate(count + 1, np.int64, f"{what}: string offsets")
-    out_words = allocate((total + 7) // 8, np.uint64, f"{what}: {count} strings from the dictionary")
+    offsets = allocate(count + 1, np.int64, lambda: f"{where()}: string offsets")
+    out_words = allocate((total + 7) // 8, np.uint64, lambda: f"{where()}: {count} strings from the dictionary")
     word_starts = entry_words(dict_offsets)
     words = np.zeros(word_starts[-1], dtype=np.uint64)
     pack_entries(dict_offsets, dict_data, word_starts, words)
@@ -250,11 +251,11 @@ def _read_bytes(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray 
 def _read_dictionary(streams: StripeStreams, col: int, enc: int) -> Dictionary:
     """A string column's dictionary in the stripe: its entries' offsets and bytes, checked as UTF-8."""
     size = streams.encoding(col).dictionary_size or 0
-    what = streams.where(col, LENGTH)
+    where = functools.partial(streams.where, col, LENGTH)
     dict_lengths = streams.open(col, LENGTH)
     if size > dict_lengths.bytes_left() * INTEGERS_PER_BYTE:  # RLE cannot pack more lengths than this
-        raise OrcError(f"{what}: dictionary of {size} entries is larger than its LENGTH stream can describe")
-    dict_offsets = _offsets(dict_lengths.integers(size, False, rle_v2(enc)), None, size, what)
+        raise OrcError(f"{where()}: dictionary of {size} entries is larger than its LENGTH stream can describe")
+    dict_offsets = _offsets(dict_lengths.integers(size, False, rle_v2(enc)), None, size, where)
     # only the bytes the entries take: the rest of a hostile stream is never decompressed
     dict_data = streams.open(col, DICTIONARY_DATA).raw(int(dict_offsets[-1]))
     if dict_offsets[-1] > len(dict_data):
@@ -313,9 +314,10 @@ def _read_timestamp(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndar
 
 
 def _check_precision(
-    hi: np.ndarray, lo: np.ndarray, precision: int, scale: int, what: str, rescaled: bool = True
+    hi: np.ndarray, lo: np.ndarray, precision: int, scale: int, where: Callable[[], str], rescaled: bool = True
 ) -> None:
-    """Raise OrcError unless every 128-bit value ``(hi, lo)`` has at most ``precision`` digits.
+    """Raise OrcError unless every 128-bit value ``(hi, lo)`` has at most ``precision`` digits (``where()`` words
+    the error).
 
     A writer never stores more digits than the column's precision, and Arrow's decimal arrays must not hold them
     (full validation refuses them; a cast or a computation on them goes wrong): such a file is corrupt.
@@ -333,7 +335,7 @@ def _check_precision(
         i = int(np.argmax(bad))
         unscaled = (int(hi[i]) << 64) | int(lo[i])
         value = decimal.Decimal(unscaled).scaleb(-scale)
-        raise OrcError(f"{what}: decimal value {value} has more digits than decimal({precision},{scale}) holds")
+        raise OrcError(f"{where()}: decimal value {value} has more digits than decimal({precision},{scale}) holds")
 
 
 def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
@@ -346,7 +348,9 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
         # unscaled at the type's scale, signed RLE v2 whatever the encoding says (ORC Java's Decimal64TreeWriter)
         low = streams.open(col, DATA).integers(nn, True, True)
         hi, lo = low >> 63, low.view(np.uint64)
-        _check_precision(hi, lo, node.decimal_precision, node.decimal_scale, streams.where(col, DATA))
+        _check_precision(
+            hi, lo, node.decimal_precision, node.decimal_scale, functools.partial(streams.where, col, DATA)
+        )
         dense[:, 0] = low
         dense[:, 1] = hi
         return ColumnVector(node, count, valid, values=_spread(dense, valid, count, out))
@@ -358,7 +362,7 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
         # each value as stored: its digits are checked, its scale kept beside it
         if nn and (scales.min() < 0 or scales.max() > MAX_DECIMAL_PRECISION):
             raise OrcError(f"{streams.where(col, SECONDARY)}: Hive 0.11 decimal scale outside 0..38")
-        _check_precision(hi, lo, MAX_DECIMAL_PRECISION, 0, streams.where(col, DATA), rescaled=False)
+        _check_precision(hi, lo, MAX_DECIMAL_PRECISION, 0, functools.partial(streams.where, col, DATA), rescaled=False)
         value_scales = _spread(scales, valid, count)
     else:
         scale = node.decimal_scale if rule is None else rule.scale
@@ -370,7 +374,7 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
             raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}{hint}")
         if result < 0:
             raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
-        _check_precision(hi, lo, node.decimal_precision, scale, streams.where(col, DATA))
+        _check_precision(hi, lo, node.decimal_precision, scale, functools.partial(streams.where, col, DATA))
         vector_scale = scale if rule is not None else None
     # Arrow's decimal128: 16 little-endian bytes per value, low word first
     dense[:, 0] = lo.view(np.int64)
@@ -438,9 +442,8 @@ def _read_struct(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray
 def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     enc = _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    what = ctx.streams.where(col, LENGTH)
     lengths = ctx.streams.open(col, LENGTH).integers(nn, False, rle_v2(enc))
-    offsets = _offsets(lengths, valid, count, what)
+    offsets = _offsets(lengths, valid, count, functools.partial(ctx.streams.where, col, LENGTH))
     total = int(offsets[-1])
     children = []
     for child in node.children:
@@ -459,10 +462,12 @@ def _read_list_or_map(ctx: ReadContext, node: TypeNode, count: int, valid: np.nd
 def _read_union(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarray | None, nn: int) -> ColumnVector:
     _encoding(ctx, node, (DIRECT, DIRECT_V2))
     col = node.column_id
-    what = ctx.streams.where(col, DATA)
     tags = ctx.streams.open(col, DATA).octets(nn)
     if nn and int(tags.max()) >= len(node.children):
-        raise OrcError(f"{what}: union tag {int(tags.max())} but the union has {len(node.children)} variants")
+        raise OrcError(
+            f"{ctx.streams.where(col, DATA)}: union tag {int(tags.max())} but the union has {len(node.children)} "
+            "variants"
+        )
     full_tags = _spread(tags, valid, count)
     mask = valid if valid is not None else np.ones(count, dtype=np.bool_)
     children = []

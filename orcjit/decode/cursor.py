@@ -198,8 +198,8 @@ class ValueStream:
     ----------
     buf : uint8 array
         Decompressed bytes; decoding starts at ``pos``.
-    what : str
-        The stream, for error messages.
+    what : str or callable
+        The stream, for error messages; or a function giving those words, called only when they are needed.
     pos : int
         Where the first value starts in ``buf``.
     skip_values, skip_bits : int
@@ -212,14 +212,14 @@ class ValueStream:
     def __init__(
         self,
         buf: np.ndarray,
-        what: str,
+        what: str | Callable[[], str],
         pos: int = 0,
         skip_values: int = 0,
         skip_bits: int = 0,
         cursor: StreamCursor | None = None,
     ) -> None:
         self.buf = buf
-        self.what = what
+        self._what = what
         self.pos = pos
         self.state = new_state()
         self.scratch = np.empty(SCRATCH_SIZE, dtype=np.int64)
@@ -227,7 +227,15 @@ class ValueStream:
         self._cursor = cursor
         while self.pos > len(self.buf):
             if not self._extend():
-                raise OrcError(f"{what}: row index position {pos} lies past the stream's {len(self.buf)} bytes")
+                raise OrcError(f"{self.what}: row index position {pos} lies past the stream's {len(self.buf)} bytes")
+
+    @property
+    def what(self) -> str:
+        """The stream, in the words of error messages."""
+        what = self._what
+        if not isinstance(what, str):
+            what = self._what = what()
+        return what
 
     @classmethod
     def from_cursor(
@@ -271,6 +279,13 @@ class ValueStream:
     def _run(self, kernel: Any, *args: Any, scratch: bool = True) -> None:
         """Call ``kernel(buf, pos, end, *args, state[, scratch])``; with more bytes to come, a call that runs out
         of bytes is repeated from the same state after adding them."""
+        if self._cursor is None:  # every byte in hand: one call
+            if scratch:
+                result = kernel(self.buf, self.pos, len(self.buf), *args, self.state, self.scratch)
+            else:
+                result = kernel(self.buf, self.pos, len(self.buf), *args, self.state)
+            self.pos = result if result >= 0 else check(result, self.state, self.what)
+            return
         extra = (self.state, self.scratch) if scratch else (self.state,)
         while True:
             saved = (self.state.copy(), self.scratch.copy()) if self._cursor is not None else None
@@ -323,7 +338,7 @@ class ValueStream:
         decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
         self._pending_skip(skip, bool(signed))
         self._check_count(count, INTEGERS_PER_BYTE, "integers")
-        out = allocate(count, np.int64, self.what) if out is None else out
+        out = allocate(count, np.int64, self._what) if out is None else out
         self._run(decode, out, 0, count, bool(signed))
         return out
 
@@ -336,7 +351,7 @@ class ValueStream:
         decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
         self._pending_skip(skip, bool(signed))
         self._check_count(count, INTEGERS_PER_BYTE, "integers")
-        out = allocate(count, dtype, self.what) if out is None else out
+        out = allocate(count, dtype, self._what) if out is None else out
         info = np.iinfo(dtype)
         block = np.empty(min(count, BLOCK_VALUES), dtype=np.int64)
         for start in range(0, count, BLOCK_VALUES):
@@ -363,7 +378,7 @@ class ValueStream:
         """``count`` values of a byte RLE stream as uint8."""
         self._pending_skip(skip_byte_rle)
         self._check_count(count, OCTETS_PER_BYTE, "bytes")
-        out = allocate(count, np.uint8, self.what)
+        out = allocate(count, np.uint8, self._what)
         self._run(decode_byte_rle, out, 0, count)
         return out
 
@@ -377,7 +392,7 @@ class ValueStream:
         """``count`` values of a boolean RLE stream, into ``out`` when given."""
         self._pending_skip(skip_boolean_rle, booleans=True)
         self._check_count(count, BOOLEANS_PER_BYTE, "booleans")
-        out = allocate(count, np.bool_, self.what) if out is None else out
+        out = allocate(count, np.bool_, self._what) if out is None else out
         self._run(decode_boolean_rle, out, 0, count)
         return out
 
@@ -391,8 +406,8 @@ class ValueStream:
         """``count`` decimal varints: the high (int64) and low (uint64) words of each value."""
         self._no_skip()
         self._check_count(count, DECIMALS_PER_BYTE, "decimals")
-        hi = allocate(count, np.int64, self.what)
-        lo = allocate(count, np.uint64, self.what)
+        hi = allocate(count, np.int64, self._what)
+        lo = allocate(count, np.uint64, self._what)
         self._run(decode_decimal_varints, hi, lo, 0, count, scratch=False)
         return hi, lo
 

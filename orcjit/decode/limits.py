@@ -15,6 +15,7 @@ integers, or 130 bytes of booleans), which :data:`PENDING` allows for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 from typing import Any
 
@@ -57,8 +58,9 @@ def max_decompressed(stored: int, codec: int, block_size: int) -> int:
     return -(-max(stored, 0) // HEADER_SIZE) * block_size
 
 
-def allocate(shape: int | tuple[int, ...], dtype: Any, what: str) -> np.ndarray:
-    """``np.empty(shape, dtype)``; OrcError naming ``what`` and the size when it cannot be reserved at all.
+def allocate(shape: int | tuple[int, ...], dtype: Any, what: str | Callable[[], str]) -> np.ndarray:
+    """``np.empty(shape, dtype)``; OrcError naming ``what`` (or what the function ``what`` gives, called only then)
+    and the size when it cannot be reserved at all.
 
     An uninitialised array is only committed as it is written, so a count the file declares but its streams do
     not back costs no memory: decoding stops where the streams end. A declared size beyond what the machine can
@@ -69,4 +71,5 @@ def allocate(shape: int | tuple[int, ...], dtype: Any, what: str) -> np.ndarray:
     except (MemoryError, ValueError, OverflowError):
         dims = (shape,) if isinstance(shape, int) else shape
         nbytes = prod(dims) * np.dtype(dtype).itemsize
-        raise OrcError(f"{what}: {dims[0]} values ({nbytes} bytes) are more than memory can hold") from None
+        name = what if isinstance(what, str) else what()
+        raise OrcError(f"{name}: {dims[0]} values ({nbytes} bytes) are more than memory can hold") from None

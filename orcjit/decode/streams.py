@@ -37,6 +37,7 @@ from ..stripes import (
     ENCRYPTED_INDEX,
     INDEX_KINDS,
     ColumnEncodingInfo,
+    StreamInfo,
     StripeFooterInfo,
     StripeInfo,
     stream_kind_name,
@@ -142,7 +143,8 @@ class StripeStreams:
         lazy = self.lazy.get((column, kind))
         if lazy is not None:
             return lazy.open(self.where(column, kind))
-        return ValueStream(self.buffers.get((column, kind), EMPTY), self.where(column, kind))
+        # the words for errors are put together only if one happens
+        return ValueStream(self.buffers.get((column, kind), EMPTY), functools.partial(self.where, column, kind))
 
     def open_optional(self, column: int, kind: int) -> ValueStream | None:
         """As :meth:`open`, but ``None`` when the stripe has no such stream."""
@@ -199,12 +201,17 @@ def read_stripe_streams(
     lazy: dict[tuple[int, int], LazyStream] = {}
     budgets = EagerBudget(tail, footer, stripe.rows)
     ranges = coalesce(((s.offset, s.length) for s in wanted), max_gap)
-    fetched = [(offset, source.read_buffer(offset, length)) for offset, length in ranges]
+    fetched = [(offset, memoryview(source.read_buffer(offset, length))) for offset, length in ranges]
+    base, blob = fetched[0] if fetched else (0, memoryview(b""))
+    prefix = f"{source.name}: stripe {stripe.index}, column "
     for s in wanted:
-        # the fetched range that holds this stream
-        base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
-        raw = memoryview(blob)[s.offset - base : s.offset - base + s.length]
-        what = f"{source.name}: stripe {stripe.index}, column {s.column} {s.kind_name} stream at offset {s.offset}"
+        start = s.offset - base
+        if start < 0 or start + s.length > len(blob):
+            # the fetched range that holds this stream (the streams come in the order of the ranges)
+            base, blob = next((o, b) for o, b in fetched if o <= s.offset and s.offset + s.length <= o + len(b))
+            start = s.offset - base
+        raw = blob[start : start + s.length]
+        what = functools.partial(_stream_words, prefix, s)  # put together only for an error
         if tail.compression == NONE:
             data: bytes | memoryview = raw
         else:
@@ -230,10 +237,16 @@ def read_stripe_streams(
     )
 
 
+def _stream_words(prefix: str, s: StreamInfo) -> str:
+    """A stream of the stripe in the words of error messages (``prefix``: the file, stripe and "column ")."""
+    return f"{prefix}{s.column} {stream_kind_name(s.kind)} stream at offset {s.offset}"
+
+
 def _readonly(data: bytes | memoryview) -> np.ndarray:
     buf = np.frombuffer(data, dtype=np.uint8)
     # kernels are compiled per array type: every stream read-only, whatever the codec hands back, keeps one
-    buf.flags.writeable = False
+    if buf.flags.writeable:
+        buf.flags.writeable = False
     return buf
 
 

@@ -8,6 +8,7 @@ streams of at most one task per worker. :func:`decode_run` is the one way anythi
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -172,7 +173,10 @@ def _scan(
 
     def task(job: tuple[Run, set[int]]) -> dict[int, ColumnVector]:
         run, selected = job
-        slices = {i: out[run.start : run.start + run.count] for i, out in outputs.items() if i in selected}
+        if run.count == total and len(groups) == 1:  # the read is this run: its rows are the whole arrays
+            slices = outputs
+        else:
+            slices = {i: out[run.start : run.start + run.count] for i, out in outputs.items() if i in selected}
         vectors = decode_run(meta, run, selected, dictionary_as_category, slices, hive11)
         for i, target in slices.items():
             values = vectors[i].values
@@ -194,6 +198,10 @@ def _scan(
         column_id = node.column_id
         if column_id in outputs:
             chunks = [vectors[column_id] for vectors in per_run]
+            values = outputs[column_id]
+            if len(chunks) == 1 and chunks[0].values is values and chunks[0].length == total and chunks[0].node is node:
+                got.columns.append(chunks)  # one run, decoded into the result array: its vector is the column's
+                continue
             valid = None
             if any(c.valid is not None for c in chunks):
                 valid = np.concatenate([np.ones(c.length, bool) if c.valid is None else c.valid for c in chunks])
@@ -203,7 +211,6 @@ def _scan(
                     [np.zeros(c.length, np.int64) if c.scales is None else c.scales for c in chunks]
                 )
             scale = next((c.scale for c in chunks if c.scale is not None), None)
-            values = outputs[column_id]
             got.columns.append([ColumnVector(node, total, valid, values=values, scale=scale, scales=scales)])
         else:
             got.columns.append([prune_vector(vectors[column_id], output.selected) for vectors in per_run])
@@ -378,10 +385,14 @@ def allocate_outputs(
     for node in fields:
         kind = KINDS[node.kind]
         if kind.fixed_width:
-            what = f"{name + ': ' if name else ''}{_declared(total, runs)}; column {node.column_id} ({node.kind})"
             shape = (total, kind.lanes) if kind.lanes > 1 else total
-            outputs[node.column_id] = allocate(shape, kind.dtype, what)
+            outputs[node.column_id] = allocate(shape, kind.dtype, functools.partial(_what, name, total, runs, node))
     return outputs
+
+
+def _what(name: str, total: int, runs: Sequence[Run], node: TypeNode) -> str:
+    """Words for an output array that cannot be allocated: the file, where its rows come from, the column."""
+    return f"{name + ': ' if name else ''}{_declared(total, runs)}; column {node.column_id} ({node.kind})"
 
 
 def _declared(total: int, runs: Sequence[Run]) -> str:

@@ -19,6 +19,7 @@ or bloom filter takes them (their bytes have no order and their statistics are a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,9 +147,9 @@ class Kind:
         """Whether each value decodes into ``lanes`` slots of a NumPy array of ``storage``."""
         return self.storage is not None
 
-    @property
+    @functools.cached_property
     def dtype(self) -> np.dtype[Any]:
-        """``storage`` as a NumPy dtype.
+        """``storage`` as a NumPy dtype (made once: readers and converters ask for it per column and read).
 
         Raises
         ------

@@ -251,15 +251,18 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
     if not types:
         raise OrcError("footer lists no types: the file has no schema")
     nodes: list[TypeNode] = []
-    for column_id, t in enumerate(types):
-        kind_number = t.kind
+    # each type's fields that are set, by name, from one ListFields() call: the protobuf runtime makes a Python
+    # object for each field read from a freshly parsed message, and most of a type's fields are unset
+    listed = [{f.name: v for f, v in t.ListFields()} for t in types]
+    for column_id, fields in enumerate(listed):
+        kind_number = fields.get("kind", 0)
         if kind_number not in KIND_NAMES:
             raise OrcError(f"type of column {column_id} has unknown kind {kind_number}")
         kind = KIND_NAMES[kind_number]
         node = TypeNode(column_id=column_id, kind=kind)
         if kind == "decimal":
-            node.precision = t.precision if t.HasField("precision") else None
-            node.scale = t.scale if t.HasField("scale") else None
+            node.precision = fields.get("precision")
+            node.scale = fields.get("scale")
             if node.precision is not None and not 0 <= node.precision <= 38:
                 raise OrcError(f"decimal column {column_id} has precision {node.precision}, outside 0..38")
             if node.hive11_decimal:
@@ -269,13 +272,14 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
                 raise OrcError(
                     f"decimal column {column_id} has scale {node.scale} larger than its precision {node.precision}"
                 )
-        if kind in ("varchar", "char") and t.HasField("maximumLength"):
-            node.max_length = t.maximumLength
+        if kind in ("varchar", "char"):
+            node.max_length = fields.get("maximumLength")
         if kind in GEOSPATIAL_KINDS:
-            node.crs = text_field(t.crs) if t.HasField("crs") else DEFAULT_CRS
+            node.crs = text_field(fields["crs"]) if "crs" in fields else DEFAULT_CRS
         if kind == "geography":
-            node.algorithm = _algorithm(t, column_id)
-        node.attributes = {text_field(a.key): text_field(a.value) for a in t.attributes}
+            node.algorithm = _algorithm(fields.get("algorithm"), column_id)
+        if "attributes" in fields:
+            node.attributes = {text_field(a.key): text_field(a.value) for a in fields["attributes"]}
         nodes.append(node)
 
     # Walk the tree from the root: each child id must be exactly the next id in pre-order, which also rules out
@@ -284,10 +288,10 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
     stack: list[tuple[TypeNode, int, int]] = [(nodes[0], 0, 0)]  # node, next child index, depth
     while stack:
         node, index, depth = stack.pop()
-        t = types[node.column_id]
-        subtypes = list(t.subtypes)
+        fields = listed[node.column_id]
+        subtypes = fields.get("subtypes", ())
         if index == 0:
-            _check_arity(node, subtypes, list(t.fieldNames))
+            _check_arity(node, len(subtypes), len(fields.get("fieldNames", ())))
             if depth > MAX_DEPTH:
                 raise OrcError(f"schema is nested deeper than {MAX_DEPTH} levels at column {node.column_id}")
         if index < len(subtypes):
@@ -298,7 +302,7 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
                 )
             child = nodes[child_id]
             if node.kind == "struct":
-                child.name = text_field(t.fieldNames[index])
+                child.name = text_field(fields["fieldNames"][index])
             child.parent = node
             node.children.append(child)
             next_id += 1
@@ -311,28 +315,32 @@ def build_schema(types: Sequence[Any]) -> TypeNode:
     return nodes[0]
 
 
-def _algorithm(t: Any, column_id: int) -> str:
-    if not t.HasField("algorithm"):
+def _algorithm(number: int | None, column_id: int) -> str:
+    """A geography's edge interpolation algorithm by name, from its number in the footer (``None``: unset)."""
+    if number is None:
         return DEFAULT_ALGORITHM
     try:
-        return str(_ALGORITHMS.Name(t.algorithm))
+        return str(_ALGORITHMS.Name(number))
     except ValueError:
-        raise OrcError(f"geography column {column_id} has unknown edge interpolation algorithm {t.algorithm}") from None
+        raise OrcError(f"geography column {column_id} has unknown edge interpolation algorithm {number}") from None
 
 
-def _check_arity(node: TypeNode, subtypes: list[int], field_names: list[str]) -> None:
-    kind, n = node.kind, len(subtypes)
-    where = f"{kind} column {node.column_id}"
-    if kind == "struct" and len(field_names) != n:
-        raise OrcError(f"{where} has {n} children but {len(field_names)} field names")
-    if kind == "array" and n != 1:
-        raise OrcError(f"{where} must have 1 child, has {n}")
-    if kind == "map" and n != 2:
-        raise OrcError(f"{where} must have 2 children, has {n}")
-    if kind == "uniontype" and not 1 <= n <= 256:
-        raise OrcError(f"{where} must have 1 to 256 variants, has {n}")
-    if kind not in COMPOUND_KINDS and n:
-        raise OrcError(f"{where} is primitive but lists {n} children")
+def _check_arity(node: TypeNode, n: int, names: int) -> None:
+    """Whether ``node``, listing ``n`` children and ``names`` field names, has as many as its kind needs."""
+    kind = node.kind
+    if kind == "struct" and names != n:
+        problem = f"has {n} children but {names} field names"
+    elif kind == "array" and n != 1:
+        problem = f"must have 1 child, has {n}"
+    elif kind == "map" and n != 2:
+        problem = f"must have 2 children, has {n}"
+    elif kind == "uniontype" and not 1 <= n <= 256:
+        problem = f"must have 1 to 256 variants, has {n}"
+    elif kind not in COMPOUND_KINDS and n:
+        problem = f"is primitive but lists {n} children"
+    else:
+        return
+    raise OrcError(f"{kind} column {node.column_id} {problem}")
 
 
 def struct_of(fields: Sequence[tuple[str, TypeNode]]) -> TypeNode:
