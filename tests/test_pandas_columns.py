@@ -417,6 +417,51 @@ def test_decimals_mostly_distinct_over_the_sample() -> None:
     check(node, [ColumnVector(node, n, None, values=lanes)], "numpy_nullable")
 
 
+def test_decimals_mostly_distinct_are_told_without_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The low lanes of the first DEDUPE_SAMPLE values, sorted, tell a column mostly distinct without the hash table
+    (whose kernel is then not even compiled): whenever they do, the table gives up too. Columns they cannot tell
+    (repeats, or values alike in the low lane) go to the table."""
+    from orcjit.convert import decimals as dec
+    from orcjit.kernels.convert import distinct_rows
+
+    rng = np.random.default_rng(8)
+    n = dec.DEDUPE_SAMPLE * 3
+    half = dec.DEDUPE_SAMPLE // 2
+    columns = {
+        "distinct": rng.integers(-(2**62), 2**62, n),
+        "repeats": rng.integers(0, 100, n),
+        "just above half": rng.permutation(np.arange(n) % (half + 64)),
+        "just below half": rng.permutation(np.arange(n) % (half - 64)),
+    }
+    told = {}
+    for name, unscaled in columns.items():
+        lanes = np.stack([unscaled, unscaled >> 63], axis=1)
+        for valid in (None, rng.random(n) > 0.3):
+            mostly = dec._mostly_distinct(lanes, valid)
+            kernel_valid = np.zeros(0, np.bool_) if valid is None else valid
+            gave_up = distinct_rows(lanes, kernel_valid, np.empty(n, np.intp), np.empty(n, np.intp), dec.DEDUPE_SAMPLE)
+            assert gave_up == -1 or not mostly, name
+            told[name, valid is None] = mostly
+    assert told["distinct", True] and told["distinct", False]
+    assert not told["repeats", True] and not told["repeats", False]
+    # distinct values with one low lane: the table's to find out
+    alike = np.stack([np.zeros(n, np.int64), np.arange(n)], axis=1)
+    assert not dec._mostly_distinct(alike, None)
+
+    calls: list[int] = []
+
+    def spy(*args: object) -> int:
+        calls.append(1)
+        return int(distinct_rows(*args))
+
+    monkeypatch.setattr(dec, "distinct_rows", spy)
+    node = node_of("decimal", 38, 9)
+    for name, table_calls in (("distinct", 0), ("repeats", 1)):
+        unscaled = columns[name]
+        check(node, [ColumnVector(node, n, None, values=np.stack([unscaled, unscaled >> 63], axis=1))], "numpy")
+        assert len(calls) == table_calls, name
+
+
 def test_decimal_defaults_of_old_files() -> None:
     """No precision and scale in the file (Hive 0.11): ORC C++'s and pandas.read_orc's decimal(38, 6), unless the
     vectors say a read brought them to another scale."""
