@@ -655,28 +655,24 @@ def test_distinct_rows_numbers_values_in_order_of_appearance() -> None:
 
 
 def test_kernels_reject_mismatched_arrays() -> None:
-    from orcjit.kernels.convert import distinct_rows, fill_nulls, set_nulls, table_indices, value_range
+    from orcjit.kernels.convert import distinct_rows, fill_nulls, set_nulls, table_indices
     from orcjit.kernels.status import BAD_LENGTH
 
     values = np.arange(4, dtype=np.int64)
     short = np.ones(3, dtype=np.bool_)
     assert distinct_rows(values.reshape(-1, 1), short, np.empty(4, np.intp), np.empty(4, np.intp), 8) == BAD_LENGTH
     assert distinct_rows(values.reshape(-1, 1), np.zeros(0, np.bool_), np.empty(3, np.intp), values, 8) == BAD_LENGTH
-    assert value_range(values, short)[2] == BAD_LENGTH
     assert table_indices(values, short, 0, np.empty(4, np.intp)) == BAD_LENGTH
     assert table_indices(values, np.zeros(0, np.bool_), 0, np.empty(3, np.intp)) == BAD_LENGTH
     assert fill_nulls(values, short, 0.0, np.empty(4)) == BAD_LENGTH
     assert set_nulls(values, short, 0) == BAD_LENGTH
 
 
-def test_value_range_and_indices() -> None:
-    from orcjit.kernels.convert import table_indices, value_range
+def test_table_indices() -> None:
+    from orcjit.kernels.convert import table_indices
 
     values = np.array([5, -2, 9, 100], dtype=np.int32)
     valid = np.array([True, True, True, False])
-    assert value_range(values, valid) == (-2, 9, 3)
-    assert value_range(values, np.zeros(0, np.bool_)) == (-2, 100, 4)
-    assert value_range(values, np.zeros(4, np.bool_)) == (0, -1, 0)
     out = np.empty(4, dtype=np.intp)
     assert table_indices(values, valid, -2, out) == 4
     assert out.tolist() == [7, 0, 11, -1]
