@@ -1,8 +1,10 @@
 """The single place where orcjit sets its Numba options.
 
-Every kernel is compiled with ``cache=True`` (so a new process loads machine code from disk instead of compiling)
-and ``nogil=True`` (so kernels can run in parallel threads). Kernels import :func:`jit` from here and never call
-``numba.njit`` themselves.
+Every kernel is compiled with ``cache=True`` (so a new process loads machine code from disk instead of compiling),
+``nogil=True`` (so kernels can run in parallel threads) and ``no_cfunc_wrapper=True``: Numba otherwise compiles,
+beside each kernel and the wrapper Python calls it through, a C-callable wrapper for first-class function values,
+which orcjit never makes (leaving it out saves about a tenth of the compile time of a new environment's first
+read). Kernels import :func:`jit` from here and never call ``numba.njit`` themselves.
 
 Where the cache lives is decided once per kernel, when its module is imported:
 
@@ -23,7 +25,8 @@ compilations and cache hits, and finds the cache directories, through it, whatev
 
 Numba's ``inline="always"`` was measured and left out: it doubled the cold compile time of the RLE v2 decoder
 (7 s to 15 s) for no throughput gain once bit unpacking streamed through an accumulator; on the decimal helpers it
-saved nothing either, where writing them out in their one caller saved a third.
+saved nothing either, where writing them out in their one caller saved a third. Measured again on the decoder of
+one run loop, inlining its helpers still doubled it (4.6 s to 9.6 s of CPU): Numba's inlining pass alone took 4 s.
 
 Loading from the cache skips one thing Numba does: before each load it "refreshes" its target context, which the
 first time imports and registers every implementation Numba has (typed dicts and lists, random, linalg, unicode
@@ -50,7 +53,7 @@ from numba.core.caching import FunctionCache
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True}
+JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "no_cfunc_wrapper": True}
 
 # numba.config.CACHE_DIR is process-wide: the fallback sets it only for the moment a kernel is created
 _config_lock = threading.Lock()

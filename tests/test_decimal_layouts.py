@@ -30,6 +30,7 @@ from orcjit import OrcError
 from orcjit._proto import orc_proto_pb2 as pb
 from orcjit.stripes import SECONDARY
 
+from .fuzz_harness import decode_file, encode_file
 from .hive11 import write_hive11_decimals
 from .orc_java import read_orc_java_decimals, write_orc_java_decimals
 from .pre20 import write_pre20_decimals
@@ -333,6 +334,22 @@ def test_hive11_compressed(tmp_path: Path, hive11: tuple[Path, Any]) -> None:
         )
     with orcjit.ORCFile(zipped) as f:
         pd.testing.assert_frame_equal(f.read_rows(2400, 2600), orcjit.read_orc(path).iloc[2400:2600])
+
+
+def test_values_past_38_digits_at_the_column_scale(tmp_path: Path) -> None:
+    """A decimal(38,0) value of 39 digits stored at the column's own scale is corrupt: it needs no rescaling (which
+    would find it), so the digits are checked on their own; OrcError names the value, whatever is read."""
+    values = [Decimal(1), Decimal(10**38), Decimal(-5)]
+    model = decode_file(write_hive11_decimals(tmp_path / "wide.orc", {"d": values}).read_bytes())
+    model.footer.types[2].precision = 38  # a decimal(38,0) column: no longer Hive 0.11's
+    model.footer.types[2].scale = 0
+    path = tmp_path / "wide38.orc"
+    path.write_bytes(encode_file(model))
+    with orcjit.ORCFile(path) as f:
+        assert f.schema.children[1].decimal_precision == 38 and not f.schema.children[1].hive11_decimal
+        for read in (f.read, lambda: f.read(dtype_backend="pyarrow"), f.read_arrow):
+            with pytest.raises(OrcError, match=r"decimal value 1\.0+E\+38 has more digits than decimal\(38,0\) holds"):
+                read()
 
 
 def test_hive11_values_past_38_digits_at_the_scale(tmp_path: Path) -> None:

@@ -329,3 +329,21 @@ def test_every_kernel_is_registered() -> None:
     assert unregistered == []
     assert all(k.py_func.__module__.startswith("orcjit.") for k in registered.values())
     assert len(registered) == len(_jit.registered_kernels()), "each kernel once"
+
+
+def test_kernels_are_compiled_without_a_cfunc_wrapper() -> None:
+    """Numba's C-callable wrapper serves first-class function values, which orcjit never makes of its kernels, and
+    costs compile time in a new environment: every kernel is made without it, and a compiled one holds none."""
+    import numba
+    import numpy as np
+
+    from orcjit.kernels.present import count_present
+
+    assert all(k.targetoptions.get("no_cfunc_wrapper") for k in _jit.registered_kernels())
+    # compiled here with the kernels' options but no cache, so that the code is this process's, not loaded
+    kernel = numba.njit(**{**_jit.JIT_OPTIONS, "cache": False})(count_present.py_func)
+    assert kernel(np.array([True, False, True]), 0, 3) == 2
+    (compiled,) = kernel.overloads.values()
+    code = compiled.library.get_llvm_str()
+    assert compiled.fndesc.llvm_cpython_wrapper_name in code
+    assert compiled.fndesc.llvm_cfunc_wrapper_name not in code

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orcjit import OrcError
+from orcjit.kernels import utf8
 from orcjit.kernels.utf8 import check_utf8, first_invalid
 
 
@@ -77,6 +78,29 @@ def test_check_names_the_value_and_what() -> None:
     with pytest.raises(OrcError, match=r"stripe 3 column 's': value 1 is not valid UTF-8 \(starts b'bad \\xff here'\)"):
         check_utf8(offsets, data, "stripe 3 column 's'")
     check_utf8(*_pack([b"fine", "fïne".encode()]), "unused")
+
+
+def test_ascii_needs_no_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # all-ASCII strings are recognised without the kernels, which a read of ASCII strings then never compiles;
+    # only the bytes the strings span count (the strings of a slice of a stripe's data)
+    calls: list[int] = []
+
+    def spy(offsets: np.ndarray, data: np.ndarray) -> int:
+        calls.append(len(offsets) - 1)
+        return int(first_invalid(offsets, data))
+
+    monkeypatch.setattr(utf8, "first_invalid", spy)
+    check_utf8(*_pack([b"plain", b"", b"ascii text"]), "unused")
+    check_utf8(*_pack([b"", b""]), "unused")
+    check_utf8(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.uint8), "unused")
+    data = np.frombuffer(b"\xffascii\xff", dtype=np.uint8)
+    check_utf8(np.array([1, 3, 6]), data, "unused")
+    assert calls == []
+    check_utf8(*_pack([b"plain", "fïne".encode()]), "unused")
+    assert calls == [2]
+    with pytest.raises(OrcError, match="value 2 is not valid UTF-8"):
+        check_utf8(np.array([1, 3, 6, 7]), data, "unused")
+    assert calls == [2, 3]
 
 
 @settings(max_examples=300, deadline=None)

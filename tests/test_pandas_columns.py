@@ -466,6 +466,51 @@ def test_decimals_mostly_distinct_in_a_small_column(n: int) -> None:
     assert len({id(d) for d in got}) <= 7
 
 
+def test_decimals_mostly_distinct_are_told_without_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The low lanes of the first DEDUPE_SAMPLE values, sorted, tell a column mostly distinct without the hash table
+    (whose kernel is then not even compiled): whenever they do, the table gives up too. Columns they cannot tell
+    (repeats, or values alike in the low lane) go to the table."""
+    from orcjit.convert import decimals as dec
+    from orcjit.kernels.convert import distinct_rows
+
+    rng = np.random.default_rng(8)
+    n = dec.DEDUPE_SAMPLE * 3
+    half = dec.DEDUPE_SAMPLE // 2
+    columns = {
+        "distinct": rng.integers(-(2**62), 2**62, n),
+        "repeats": rng.integers(0, 100, n),
+        "just above half": rng.permutation(np.arange(n) % (half + 64)),
+        "just below half": rng.permutation(np.arange(n) % (half - 64)),
+    }
+    told = {}
+    for name, unscaled in columns.items():
+        lanes = np.stack([unscaled, unscaled >> 63], axis=1)
+        for valid in (None, rng.random(n) > 0.3):
+            mostly = dec._mostly_distinct(lanes, valid)
+            kernel_valid = np.zeros(0, np.bool_) if valid is None else valid
+            gave_up = distinct_rows(lanes, kernel_valid, np.empty(n, np.intp), np.empty(n, np.intp), dec.DEDUPE_SAMPLE)
+            assert gave_up == -1 or not mostly, name
+            told[name, valid is None] = mostly
+    assert told["distinct", True] and told["distinct", False]
+    assert not told["repeats", True] and not told["repeats", False]
+    # distinct values with one low lane: the table's to find out
+    alike = np.stack([np.zeros(n, np.int64), np.arange(n)], axis=1)
+    assert not dec._mostly_distinct(alike, None)
+
+    calls: list[int] = []
+
+    def spy(*args: object) -> int:
+        calls.append(1)
+        return int(distinct_rows(*args))
+
+    monkeypatch.setattr(dec, "distinct_rows", spy)
+    node = node_of("decimal", 38, 9)
+    for name, table_calls in (("distinct", 0), ("repeats", 1)):
+        unscaled = columns[name]
+        check(node, [ColumnVector(node, n, None, values=np.stack([unscaled, unscaled >> 63], axis=1))], "numpy")
+        assert len(calls) == table_calls, name
+
+
 def test_decimal_defaults_of_old_files() -> None:
     """No precision and scale in the file (Hive 0.11): ORC C++'s and pandas.read_orc's decimal(38, 6), unless the
     vectors say a read brought them to another scale."""
@@ -659,28 +704,24 @@ def test_distinct_rows_numbers_values_in_order_of_appearance() -> None:
 
 
 def test_kernels_reject_mismatched_arrays() -> None:
-    from orcjit.kernels.convert import distinct_rows, fill_nulls, set_nulls, table_indices, value_range
+    from orcjit.kernels.convert import distinct_rows, fill_nulls, set_nulls, table_indices
     from orcjit.kernels.status import BAD_LENGTH
 
     values = np.arange(4, dtype=np.int64)
     short = np.ones(3, dtype=np.bool_)
     assert distinct_rows(values.reshape(-1, 1), short, np.empty(4, np.intp), np.empty(4, np.intp), 8) == BAD_LENGTH
     assert distinct_rows(values.reshape(-1, 1), np.zeros(0, np.bool_), np.empty(3, np.intp), values, 8) == BAD_LENGTH
-    assert value_range(values, short)[2] == BAD_LENGTH
     assert table_indices(values, short, 0, np.empty(4, np.intp)) == BAD_LENGTH
     assert table_indices(values, np.zeros(0, np.bool_), 0, np.empty(3, np.intp)) == BAD_LENGTH
     assert fill_nulls(values, short, 0.0, np.empty(4)) == BAD_LENGTH
     assert set_nulls(values, short, 0) == BAD_LENGTH
 
 
-def test_value_range_and_indices() -> None:
-    from orcjit.kernels.convert import table_indices, value_range
+def test_table_indices() -> None:
+    from orcjit.kernels.convert import table_indices
 
     values = np.array([5, -2, 9, 100], dtype=np.int32)
     valid = np.array([True, True, True, False])
-    assert value_range(values, valid) == (-2, 9, 3)
-    assert value_range(values, np.zeros(0, np.bool_)) == (-2, 100, 4)
-    assert value_range(values, np.zeros(4, np.bool_)) == (0, -1, 0)
     out = np.empty(4, dtype=np.intp)
     assert table_indices(values, valid, -2, out) == 4
     assert out.tolist() == [7, 0, 11, -1]

@@ -45,7 +45,7 @@ def decimals(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndar
     lanes = read_only(values_of(chunks, np.int64, width=2, owned=False))
     valid = valid_of(chunks)
     n = len(lanes)
-    if n >= DEDUPE_MIN_VALUES:
+    if n >= DEDUPE_MIN_VALUES and not _mostly_distinct(lanes, valid):
         ids = np.empty(n, dtype=np.intp)
         firsts = np.empty(n, dtype=np.intp)
         distinct = check(distinct_rows(lanes, kernel_valid(valid), ids, firsts, dedupe_sample(n)))
@@ -56,6 +56,22 @@ def decimals(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndar
     out = np.full(n, None, dtype=object)
     out[valid] = decimal_objects(lanes[valid], scale)
     return out
+
+
+def _mostly_distinct(lanes: np.ndarray, valid: np.ndarray | None) -> bool:
+    """Whether the hash table would give up on ``lanes`` at its first look: more than half of the first
+    ``DEDUPE_SAMPLE`` values distinct. Told from their low lanes alone, sorted (about 0.1 ms): values whose low lanes
+    differ are distinct, so what this finds mostly distinct the table finds so too, and the converse is left to the
+    table. Decimals without repeats, as amounts and prices often are, then do not compile the table's kernel in a
+    new environment (about 0.8 s)."""
+    if valid is None:
+        rows: np.ndarray | slice = slice(0, DEDUPE_SAMPLE)
+    else:
+        rows = np.flatnonzero(valid[: 4 * DEDUPE_SAMPLE])[:DEDUPE_SAMPLE]
+    low = np.sort(lanes[rows, 0])
+    if len(low) < DEDUPE_SAMPLE:
+        return False
+    return 2 * (1 + int(np.count_nonzero(low[1:] != low[:-1]))) > DEDUPE_SAMPLE
 
 
 def column_scale(node: TypeNode, chunks: list[ColumnVector]) -> int:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..decode.vector import ColumnVector
 from ..errors import OrcError
-from ..kernels.convert import distinct_rows, set_nulls, table_indices, value_range
+from ..kernels.convert import distinct_rows, set_nulls
 from ..types.schema import TypeNode
 from .chunks import check, dedupe_sample, kernel_valid, read_only, table_take, valid_of, values_of
 from .env import utc_dtype
@@ -51,23 +51,29 @@ def dates(node: TypeNode, chunks: list[ColumnVector], target: str) -> np.ndarray
     """``datetime.date`` objects, one per distinct day, shared by the rows holding it (one per row when the days
     are spread wide and most of them distinct)."""
     days = read_only(values_of(chunks, np.int32, owned=False))
-    valid = kernel_valid(valid_of(chunks))
-    lo, hi, count = value_range(days, valid)
-    if count and (lo < MIN_DATE_DAY or hi > MAX_DATE_DAY):
+    mask = valid_of(chunks)
+    # NumPy's vectorised minimum and maximum, and a subtraction below: as fast as a kernel, and nothing to compile
+    # in a new environment
+    present = days if mask is None else days[mask]
+    lo, hi = (int(present.min()), int(present.max())) if len(present) else (0, -1)
+    if lo < MIN_DATE_DAY or hi > MAX_DATE_DAY:
         bad = lo if lo < MIN_DATE_DAY else hi
         raise OrcError(f"date {bad} days from 1970-01-01 is outside the years 1 .. 9999 that datetime.date holds")
     indices = np.empty(len(days), dtype=np.intp)
     if hi - lo < max(2 * len(days), 4096):
-        # a table over the range: one pass, no hashing
+        # a table over the range: no hashing (a day minus lo fits int32 as the range is small; null slots wrap)
         table = np.arange(lo, hi + 1, dtype=np.int64).astype("M8[D]").astype(object)
-        check(table_indices(days, valid, lo, indices))
+        np.subtract(days, np.int32(lo), out=indices)
+        if mask is not None:
+            indices[~mask] = -1
     else:
         firsts = np.empty(len(days), dtype=np.intp)
+        valid = kernel_valid(mask)
         distinct = check(distinct_rows(days.reshape(-1, 1), valid, indices, firsts, dedupe_sample(len(days))))
         if distinct < 0:  # mostly distinct days: one object per row
             out = days.astype("M8[D]").astype(object)
-            if len(valid):
-                out[~valid] = None
+            if mask is not None:
+                out[~mask] = None
             return out
         table = days[firsts[:distinct]].astype("M8[D]").astype(object)
     return table_take(table, indices)

@@ -368,13 +368,19 @@ def _read_decimal(ctx: ReadContext, node: TypeNode, count: int, valid: np.ndarra
         scale = node.decimal_scale if rule is None else rule.scale
         assert scale is not None
         half_up = rule is not None and rule.half_up
-        result = rescale_decimal128(hi, lo, scales, scale, half_up)
-        if result == OVERFLOW:
-            hint = " (hive11_decimals='exact' reads each value at its own scale)" if rule is not None else ""
-            raise OrcError(f"{streams.where(col, DATA)}: decimal value does not fit 38 digits at scale {scale}{hint}")
-        if result < 0:
-            raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
-        _check_precision(hi, lo, node.decimal_precision, scale, functools.partial(streams.where, col, DATA))
+        where = functools.partial(streams.where, col, DATA)
+        if rule is None and bool((scales == scale).all()):
+            # every value at the column's scale already (as ORC C++ writes them): nothing to rescale, so the kernel
+            # is not needed (nor compiled in a new environment), and the digits are checked here alone
+            _check_precision(hi, lo, node.decimal_precision, scale, where, rescaled=False)
+        else:
+            result = rescale_decimal128(hi, lo, scales, scale, half_up)
+            if result == OVERFLOW:
+                hint = " (hive11_decimals='exact' reads each value at its own scale)" if rule is not None else ""
+                raise OrcError(f"{where()}: decimal value does not fit 38 digits at scale {scale}{hint}")
+            if result < 0:
+                raise OrcError(f"{streams.where(col, SECONDARY)}: invalid decimal scale")
+            _check_precision(hi, lo, node.decimal_precision, scale, where)
         vector_scale = scale if rule is not None else None
     # Arrow's decimal128: 16 little-endian bytes per value, low word first
     dense[:, 0] = lo.view(np.int64)

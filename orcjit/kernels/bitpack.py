@@ -30,31 +30,6 @@ CLOSEST_FIXED_BITS = np.array(
 
 
 @jit
-def read_bits_at(buf, end, bitpos, width):  # type: ignore[no-untyped-def]
-    """One value of ``width`` (1..64) bits at absolute bit offset ``bitpos``; bytes past ``end`` read as zero.
-
-    For short lists (patch lists) where a value-at-a-time read is simplest; callers check lengths beforehand.
-    """
-    value = U64(0)
-    remaining = width
-    byte = bitpos >> 3
-    offset = bitpos & 7
-    while remaining > 0:
-        b = U64(buf[byte]) if byte < end else U64(0)
-        available = 8 - offset
-        b = b & U64((1 << available) - 1)
-        if remaining >= available:
-            value = (value << U64(available)) | b
-            remaining -= available
-        else:
-            value = (value << U64(remaining)) | (b >> U64(available - remaining))
-            remaining = 0
-        byte += 1
-        offset = 0
-    return value
-
-
-@jit
 def load_be64(buf, j):  # type: ignore[no-untyped-def]
     """The 8 bytes at unsigned index ``j`` as a big-endian uint64 (the caller checks ``j + 8 <= end``).
 
@@ -80,9 +55,9 @@ def unpack_values(buf, pos, end, width, n, out, offset, zigzag, add):  # type: i
 
     Each value is one 8-byte big-endian load at its first byte, shifted into place: a value of up to 57 bits
     starting anywhere in a byte, or 64 bits starting on one (as 64-bit values always do), lies within those 8
-    bytes (widths 58-63, which RLE v2 does not use, are read bit by bit). The last values of a buffer, where 8
-    bytes are not there to load, read their bytes one by one. Zigzag is applied without a branch (``zigzag`` is a
-    shift and a mask), so one loop serves signed and unsigned runs.
+    bytes. The last values of a buffer, where 8 bytes are not there to load, read their bytes one by one, and a
+    ninth byte for widths 58-63 (which RLE v2 does not use), all of whose values go that way. Zigzag is applied
+    without a branch (``zigzag`` is a shift and a mask), so one loop serves signed and unsigned runs.
     Returns the position after the run's padded bytes, or TRUNCATED when ``buf`` ends first.
     """
     nbytes = (n * width + 7) >> 3
@@ -91,20 +66,19 @@ def unpack_values(buf, pos, end, width, n, out, offset, zigzag, add):  # type: i
     w = U64(width)
     shift = U64(64 - width)
     zz = U64(zigzag)
-    if 57 < width < 64:
-        # such a value can span 9 bytes; RLE v2 never writes these widths (its table jumps from 56 to 64)
-        for i in range(n):
-            u = read_bits_at(buf, end, pos * 8 + i * width, width)
-            out[offset + i] = (np.int64(u >> zz) ^ -np.int64(u & zz)) + add
-        return pos + nbytes
     base = U64(pos)
     # values whose 8-byte load stays inside buf[:end]: value i starts at byte (i * width) >> 3, so all of them
-    # unless the run ends within 8 bytes of the buffer's end
-    if pos + nbytes + 7 <= end:
+    # unless the run ends within 8 bytes of the buffer's end; none for widths 58-63, whose values can span 9 bytes
+    # (RLE v2 never writes these widths: its table jumps from 56 to 64)
+    room = end - pos - 8
+    if 57 < width < 64 or room < 0:
+        fast = 0
+    elif pos + nbytes + 7 <= end:
         fast = n
     else:
-        room = end - pos - 8
-        fast = 0 if room < 0 else min(n, (room * 8) // width + 1)
+        fast = (room * 8) // width + 1
+        if fast > n:
+            fast = n
     at = U64(offset)  # unsigned here too: a signed store index keeps LLVM from vectorizing (20% slower)
     for i in range(fast):
         k = U64(i)
@@ -120,7 +94,12 @@ def unpack_values(buf, pos, end, width, n, out, offset, zigzag, add):  # type: i
             # bytes past the run are shifted out below; reading them as zero keeps inside the buffer
             jk = j + U64(k)
             u = (u << U64(8)) | (U64(buf[jk]) if jk < stop else U64(0))
-        u = (u << (b & U64(7))) >> shift
+        off = b & U64(7)
+        if off:
+            # the ninth byte's top bits: part of the value only for widths 58-63, shifted out below for the others
+            jk = j + U64(8)
+            u = (u << off) | ((U64(buf[jk]) if jk < stop else U64(0)) >> (U64(8) - off))
+        u >>= shift
         out[offset + i] = (np.int64(u >> zz) ^ -np.int64(u & zz)) + add
     return pos + nbytes
 

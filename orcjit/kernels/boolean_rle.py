@@ -48,14 +48,17 @@ def decode_boolean_rle(buf, pos, end, out, start, count, state, scratch):  # typ
     stop = start + count
     bits = state[BITS_LEFT]
     cur = state[CURRENT_BYTE]
-    while i < stop and bits > 0:
-        bits -= 1
-        out[i] = (cur >> bits) & 1
-        i += 1
     pending = state[PENDING]
     value = state[RUN_VALUE]
     literals = state[IN_LITERALS]
     while i < stop:
+        if bits > 0:
+            # the bits left of a partly delivered byte: from an earlier call, or the last byte taken below
+            while i < stop and bits > 0:
+                bits -= 1
+                out[i] = (cur >> bits) & 1
+                i += 1
+            continue
         if pending <= 0:
             if pos >= end:
                 state[ERROR_POS] = pos
@@ -75,7 +78,7 @@ def decode_boolean_rle(buf, pos, end, out, start, count, state, scratch):  # typ
                 pos += 1
         left = stop - i
         if left < 8:
-            # the last byte this call needs, only partly delivered
+            # the last byte this call needs, only partly delivered: taken whole, its bits delivered above
             if literals:
                 if pos >= end:
                     state[ERROR_POS] = pos
@@ -86,31 +89,21 @@ def decode_boolean_rle(buf, pos, end, out, start, count, state, scratch):  # typ
                 cur = value
             pending -= 1
             bits = 8
-            while i < stop:
-                bits -= 1
-                out[i] = (cur >> bits) & 1
-                i += 1
-            break
-        n = min(pending, left >> 3)
+            continue
+        n = pending if pending < left >> 3 else left >> 3
         if literals:
             if n > end - pos:
                 state[ERROR_POS] = end
                 return TRUNCATED
             # unsigned indices: a signed one costs a negative-index check per store that keeps LLVM from
-            # vectorizing
+            # vectorizing; the loop over the eight bits is unrolled by the compiler
             src = U64(pos)
             at = U64(i)
             for k in range(n):
                 b = buf[src + U64(k)]
                 o = at + U64(8 * k)
-                out[o] = (b >> 7) & 1
-                out[o + U64(1)] = (b >> 6) & 1
-                out[o + U64(2)] = (b >> 5) & 1
-                out[o + U64(3)] = (b >> 4) & 1
-                out[o + U64(4)] = (b >> 3) & 1
-                out[o + U64(5)] = (b >> 2) & 1
-                out[o + U64(6)] = (b >> 1) & 1
-                out[o + U64(7)] = b & 1
+                for t in range(8):
+                    out[o + U64(t)] = (b >> (7 - t)) & 1
             pos += n
         elif value == 0 or value == 0xFF:
             bit = value & 1

@@ -7,8 +7,8 @@ calls:
 - :func:`distinct_rows` numbers the distinct values of a column (one or two int64 lanes per value), and
   :func:`distinct_strings` the distinct strings between consecutive offsets, so that repeated values are
   converted once and shared;
-- :func:`value_range` and :func:`table_indices` turn values over a small range into indices into a table of
-  objects, one per value of the range;
+- :func:`table_indices` turns values over a small range into indices into a table of objects, one per value of
+  the range;
 - :func:`fill_nulls` and :func:`set_nulls` write NaN or NaT into the null slots, while widening integers to
   float64 or in place.
 
@@ -31,12 +31,9 @@ __all__ = [
     "number_rows",
     "set_nulls",
     "table_indices",
-    "value_range",
 ]
 
 
-_INT64_MAX = np.iinfo(np.int64).max
-_INT64_MIN = np.iinfo(np.int64).min
 # a row's hash: h = (h ^ lane) * _HASH_MUL, h ^= h >> 29 over its lanes from _HASH_SEED, written out where it is
 # needed (as are np.full and np.iinfo): each helper is one more compilation in a new environment
 _HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
@@ -156,36 +153,6 @@ def distinct_rows(keys: np.ndarray, valid: np.ndarray, ids: np.ndarray, firsts: 
         if result != TABLE_FULL:
             return result
         size *= 2
-
-
-@jit
-def value_range(values, valid):  # type: ignore[no-untyped-def]
-    """The smallest and largest of ``values`` where ``valid`` (empty: everywhere) is True, and how many there are;
-    ``(0, -1, 0)`` when none are, ``(0, -1, BAD_LENGTH)`` when ``valid`` does not match ``values``."""
-    n = values.shape[0]
-    all_valid = valid.shape[0] == 0
-    if not all_valid and valid.shape[0] != n:
-        return 0, -1, BAD_LENGTH
-    lo = _INT64_MAX
-    hi = _INT64_MIN
-    count = 0
-    if all_valid:
-        # no branch in the loop, so that it vectorises
-        for i in range(n):
-            v = np.int64(values[i])
-            lo = min(lo, v)
-            hi = max(hi, v)
-        count = n
-    else:
-        for i in range(n):
-            if valid[i]:
-                v = np.int64(values[i])
-                lo = min(lo, v)
-                hi = max(hi, v)
-                count += 1
-    if count == 0:
-        return 0, -1, 0
-    return lo, hi, count
 
 
 @jit

@@ -204,7 +204,7 @@ def rescale_decimal128(hi, lo, scales, target_scale, round_half_up=False):
             if diff > 38:
                 return OVERFLOW
             while diff > 0:
-                step = min(diff, 9)
+                step = diff if diff < 9 else 9  # not min(): one more compilation in a new environment
                 m = _POW10[step]
                 # (high, low) * m, limb by limb; a carry out of the top limb passes 128 bits
                 p = (low & _MASK32) * m
@@ -230,7 +230,7 @@ def rescale_decimal128(hi, lo, scales, target_scale, round_half_up=False):
                 rest = k
                 last = _ZERO
                 while rest > 0:
-                    step = 1 if rest == 1 else min(rest - 1, 9)
+                    step = 1 if rest == 1 else (rest - 1 if rest < 10 else 9)
                     d = _POW10[step]
                     cur = high >> s
                     q3 = cur // d

@@ -87,7 +87,18 @@ def first_invalid(offsets, data):  # type: ignore[no-untyped-def]
 
 def check_utf8(offsets: np.ndarray, data: np.ndarray, what: str, item: str = "value") -> None:
     """Raise OrcError naming ``what`` and the string's position (``item`` says what the strings are: values in
-    row order, or dictionary entries) when a string is not valid UTF-8."""
+    row order, or dictionary entries) when a string is not valid UTF-8.
+
+    All-ASCII bytes are recognised by NumPy's maximum (about 20 GB/s, as fast as the kernel's own scan), so a read
+    whose strings are all ASCII never compiles :func:`first_invalid` and :func:`valid_utf8` (about 0.5 s of a new
+    environment's first read); only bytes with a high bit set go through them.
+    """
+    n = len(offsets) - 1
+    if n <= 0:
+        return
+    start, stop = int(offsets[0]), int(offsets[n])
+    if stop <= start or int(data[start:stop].max()) < 0x80:
+        return
     bad = first_invalid(offsets, data)
     if bad < 0:
         return

@@ -66,7 +66,7 @@ def decode_rle_v2(buf, pos, end, out, start, count, signed, state, scratch):  # 
         pending = state[PENDING]
         if pending > 0:
             # values of a run that this call or an earlier one stopped inside of
-            take = min(pending, stop - i)
+            take = pending if pending < stop - i else stop - i
             s = state[SCRATCH_POS]
             src = U64(s)
             at = U64(i)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._jit import jit
-from ..bitpack import CLOSEST_FIXED_BITS, WIDTHS, load_be64, read_bits_at, unpack_values
+from ..bitpack import CLOSEST_FIXED_BITS, WIDTHS, load_be64, unpack_values
 from ..status import BAD_PATCH, ERROR_POS, TRUNCATED
 
 U64 = np.uint64
@@ -87,10 +87,17 @@ def decode_patched_base(buf, pos, end, out, offset, signed, state):  # type: ign
     index = 0
     for e in range(patches):
         bitpos = p * 8 + e * entry_width
+        j = U64(bitpos >> 3)
         if room:
-            entry = (load_be64(buf, U64(bitpos >> 3)) << U64(bitpos & 7)) >> shift
+            u = load_be64(buf, j)
         else:
-            entry = read_bits_at(buf, end, bitpos, entry_width)
+            # the list ends within 8 bytes of the buffer's end: its bytes one by one, zero past the end (an entry
+            # lies within 8 bytes: entry widths are at most 56 bits, or 64 starting on a byte)
+            u = U64(0)
+            for k in range(8):
+                jk = j + U64(k)
+                u = (u << U64(8)) | (U64(buf[jk]) if jk < U64(end) else U64(0))
+        entry = (u << U64(bitpos & 7)) >> shift
         gap = np.int64(entry >> U64(patch_width)) if patch_width < 64 else np.int64(0)
         patch = entry & patch_mask
         index += gap
