@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from ..orcdataset import ORCDataset
@@ -52,13 +52,7 @@ def head_frame(orc: ORCFile, n: int, columns: Sequence[str] | None = None, encry
     """The first ``n`` rows, decoding only the stripes that hold them."""
     import pandas as pd
 
-    frames = []
-    rows = 0
-    for frame in orc.iter_stripes(columns=columns, encrypted=encrypted):
-        frames.append(frame)
-        rows += len(frame)
-        if rows >= n:
-            break
+    frames = _first_frames(orc.iter_stripes(columns=columns, encrypted=encrypted), n)
     if not frames:
         return orc.read(columns=columns, encrypted=encrypted)
     return pd.concat(frames).iloc[:n] if len(frames) > 1 else frames[0].iloc[:n]
@@ -70,17 +64,23 @@ def dataset_head_frame(
     """The first ``n`` rows of a dataset, indexed from 0 as its read is, decoding only the stripes that hold them."""
     import pandas as pd
 
-    frames = []
-    rows = 0
-    for frame in dataset.iter_batches(columns=columns, encrypted=encrypted):
-        frames.append(frame)
-        rows += len(frame)
-        if rows >= n:
-            break
+    frames = _first_frames(dataset.iter_batches(columns=columns, encrypted=encrypted), n)
     if not frames:  # no stripe at all: the read gives the empty frame with the dataset's columns
         return dataset.read(columns=columns, encrypted=encrypted)
     # each batch is indexed from 0; the rows shown are numbered as in the whole dataset's read
     return pd.concat(frames, ignore_index=True).iloc[:n]
+
+
+def _first_frames(frames: Iterator[Any], n: int) -> list[Any]:
+    """The frames of ``frames`` up to the one that brings the rows to ``n``; no further frame is decoded."""
+    taken = []
+    rows = 0
+    for frame in frames:
+        taken.append(frame)
+        rows += len(frame)
+        if rows >= n:
+            break
+    return taken
 
 
 def head_lines(frame: Any) -> list[str]:
