@@ -348,15 +348,13 @@ class ValueStream:
         """``count`` values of an integer RLE stream as ``dtype``, an integer type narrower than int64 (into
         ``out`` when given), decoded a block at a time through a small int64 buffer: no int64 array of them all,
         no passes over one. ``None`` when a value is outside ``dtype``'s range."""
-        decode, skip = (decode_rle_v2, skip_rle_v2) if v2 else (decode_rle_v1, skip_rle_v1)
-        self._pending_skip(skip, bool(signed))
-        self._check_count(count, INTEGERS_PER_BYTE, "integers")
+        self.check_integers(count)
         out = allocate(count, dtype, self._what) if out is None else out
         info = np.iinfo(dtype)
         block = np.empty(min(count, BLOCK_VALUES), dtype=np.int64)
         for start in range(0, count, BLOCK_VALUES):
-            part = block[: min(BLOCK_VALUES, count - start)]
-            self._run(decode, part, 0, len(part), bool(signed))
+            n = min(BLOCK_VALUES, count - start)
+            part = self.integers(n, signed, v2, out=block)[:n]
             if part.min() < info.min or part.max() > info.max:
                 return None
             out[start : start + len(part)] = part
