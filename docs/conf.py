@@ -23,7 +23,7 @@ os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get(
 
 project = "orcjit"
 author = "the orcjit developers"
-copyright = "2026, the orcjit developers"  # noqa: A001 - the name Sphinx reads
+copyright = "2026, the orcjit developers"
 release = orcjit.__version__
 version = release
 

@@ -344,11 +344,13 @@ def test_shapely_geometries(java_file: Path, values: dict[str, gd.GeometryColumn
     assert df["id"].tolist() == list(range(N))  # other columns as they are
 
 
-def test_geopandas_as_the_readme_says(handmade: Path) -> None:
+def test_geopandas_as_the_guide_says(handmade: Path) -> None:
+    # docs/guides/types.md shows the three lines under ``with`` as they are written here (tests/test_docs.py)
     geopandas = pytest.importorskip("geopandas")  # in the test extra; the numpy-only stack has neither
-    with orcjit.ORCFile(handmade) as f:
+    path = handmade
+    with orcjit.ORCFile(path) as f:
         gdf = geopandas.GeoDataFrame(f.read(geometry="shapely"), geometry="g", crs=f.schema["g"].crs)
-        bbox = f.statistics[f.schema["g"].column_id].bbox
+        bbox = f.statistics[f.schema["g"].column_id].bbox  # bbox.bounds: (xmin, ymin, xmax, ymax), without reading rows
         geographic = geopandas.GeoSeries(f.read(columns=["geog"], geometry="shapely")["geog"], crs=f.schema["geog"].crs)
     assert gdf.crs.to_string() == "OGC:CRS84"
     assert tuple(gdf.total_bounds) == bbox.bounds
