@@ -448,7 +448,7 @@ def test_without_brotli_the_error_names_the_extra(
 
 def test_orc_java_brotli(spark: Any, tmp_path: Path) -> None:
     """ORC Java's own Brotli writer: where it runs, orcjit and ORC Java read its file alike; where it cannot (Spark's
-    jars lack brotli4j, as here: see the module docstring), the failure is that one, as the README says."""
+    jars lack brotli4j, as here: see the module docstring), the failure is that one, as docs/guides/types.md says."""
     from py4j.protocol import Py4JJavaError
 
     from tests.orc_java import read_orc_java, write_orc_java

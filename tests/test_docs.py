@@ -10,6 +10,8 @@ import dataclasses
 import importlib
 import inspect
 import re
+import shlex
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -158,7 +160,7 @@ def test_a_name_left_out_of_the_reference_is_found(monkeypatch: pytest.MonkeyPat
 TESTED_AS_WRITTEN = re.compile(r"<!-- tested as written: (\S+?)::(\w+) -->\n$")
 
 
-def test_source_of(test_file: str, function: str) -> str:
+def source_of_test(test_file: str, function: str) -> str:
     module = (ROOT / test_file).read_text()
     match = re.search(rf"^def {function}\(.*?(?=^\S|\Z)", module, flags=re.S | re.M)
     assert match, f"{test_file} has no test {function}"
@@ -178,7 +180,7 @@ def test_guide_is_an_executed_page(guide: Path) -> None:
         tested = TESTED_AS_WRITTEN.search(text[: match.start()])
         if tested:
             # code the build cannot run (it needs a writer the site does not have) is run by a named test, as written
-            source = test_source_of(*tested.groups())
+            source = source_of_test(*tested.groups())
             for line in body.splitlines():
                 assert line.strip() in source, f"{guide.name}: {line!r} is not in {tested.group(0)}"
             continue
@@ -257,6 +259,28 @@ def test_readme_links_into_the_site_exist() -> None:
     assert any(link.startswith("docs/") for link in links), "the README links into the documentation site"
     for link in links:
         assert (ROOT / link).exists(), link
+
+
+def test_readme_examples_run_and_print_what_they_say(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text()
+    python = re.findall(r"^```python\n(.*?)^```$", readme, flags=re.S | re.M)
+    commands = re.findall(r"^```bash\n(.*?)^```$", readme, flags=re.S | re.M)[1]  # the first is the two commands
+    assert len(python) == 1
+    monkeypatch.chdir(tmp_path)
+    done = subprocess.run([sys.executable, "-c", python[0]], capture_output=True, text=True, check=True)
+    # the first two prints' comments end with what they print (after the last ": " where the comment explains)
+    said = [
+        line.split("  # ", 1)[1].rsplit(": ", 1)[-1]
+        for line in python[0].splitlines()
+        if line.lstrip().startswith("print(") and "  # " in line
+    ][:2]
+    assert done.stdout.splitlines()[: len(said)] == said
+    assert "row groups kept 1 of 10" in done.stdout
+    orcjit_command = [str(Path(sys.executable).parent / "orcjit")]
+    for line in commands.splitlines():
+        argv = shlex.split(line.split("  #")[0])
+        assert argv[0] == "orcjit"
+        subprocess.run(orcjit_command + argv[1:], capture_output=True, check=True)
 
 
 def test_conf_module_docstring_names_the_build_command() -> None:

@@ -3,7 +3,7 @@
 Their values are WKB bytes whichever backend reads them; this turns the top-level ones of a DataFrame into shapely
 geometries with one vectorised ``shapely.from_wkb`` per column (GEOS parses the whole array in C). Geometries inside
 lists, maps and structs stay WKB. A GeoPandas ``GeoDataFrame`` is then one call away, with the CRS the column's
-type states (see the README).
+type states (see docs/guides/types.md).
 """
 
 from __future__ import annotations
