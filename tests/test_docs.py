@@ -29,7 +29,9 @@ REFERENCE = DOCS / "reference" / "index.rst"
 GUIDES = sorted((DOCS / "guides").glob("*.md"))
 FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n"
 # static shell blocks in a guide may only install or set up; anything a reader runs is an executed cell
-SETUP_LINE = re.compile(r"^(\s*$|\s*#|pip |python -m pip |export |jupyter |apt-get |sudo apt-get )")
+SETUP_LINE = re.compile(r"^(\s*$|\s*#|pip |python -m pip |export |jupyter |apt-get |sudo apt-get |orcjit warmup)")
+# a ``text`` block is a picture or a table; it may not hide code the build would not run
+CODE_LINE = re.compile(r"^\s*(>>>|\$ |import |from \w+ import |orcjit |python )")
 
 
 def reference_entries() -> list[str]:
@@ -184,6 +186,10 @@ def test_guide_is_an_executed_page(guide: Path) -> None:
             for line in body.splitlines():
                 assert line.strip() in source, f"{guide.name}: {line!r} is not in {tested.group(0)}"
             continue
+        if language == "text":
+            for line in body.splitlines():
+                assert not CODE_LINE.match(line), f"{guide.name}: {line!r} is code in a text block"
+            continue
         assert language not in ("python", "py", "pycon", "ipython", ""), (
             f"{guide.name}: a static {language or 'plain'} block; make it a {{code-cell}} so the build runs it"
         )
@@ -200,12 +206,21 @@ def test_every_guide_and_notebook_is_in_a_table_of_contents() -> None:
         assert f"\n{notebook.stem}\n" in notebooks, notebook.name
 
 
+def distribution(requirement: str) -> str:
+    return re.split(r"[<>=!\[ ;]", requirement, maxsplit=1)[0].lower()
+
+
+def dependencies() -> set[str]:
+    """What ``pip install orcjit`` installs."""
+    return {distribution(r) for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]}
+
+
 def extra(name: str) -> set[str]:
     """The distributions an extra of pyproject.toml installs, following ``orcjit[...]`` references."""
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     found: set[str] = set()
     for requirement in optional[name]:
-        dist = re.split(r"[<>=!\[ ;]", requirement, maxsplit=1)[0].lower()
+        dist = distribution(requirement)
         if dist == "orcjit":
             for inner in re.findall(r"\[(.*)\]", requirement)[0].split(","):
                 found |= extra(inner.strip())
@@ -238,6 +253,7 @@ def test_notebooks_extra_installs_jupyter_and_what_the_notebooks_import() -> Non
     assert wanted, "no imports found: the parsing above is broken"
     installs = extra("notebooks")
     assert {"jupyterlab", "ipykernel"} <= installs
+    installs |= dependencies()
     assert wanted <= installs, f"imported by notebooks/ but not in orcjit[notebooks]: {sorted(wanted - installs)}"
 
 
@@ -250,6 +266,7 @@ def test_docs_extra_installs_what_the_guides_import() -> None:
     wanted = {DISTRIBUTION.get(m, m).lower() for m in third_party_imports(cells)}
     installs = extra("docs")
     assert {"sphinx", "myst-nb", "numpydoc", "furo", "ipykernel"} <= installs
+    installs |= dependencies()
     assert wanted <= installs, f"imported by the guides but not in orcjit[docs]: {sorted(wanted - installs)}"
 
 

@@ -1,6 +1,6 @@
 """Filter pushdown through ``spark.read.format("orcjit")``: the same rows as ``spark.read.orc``, the pushed filters
 in the plan, and stripes skipped when the read is planned; and one DataFrame queried again and again, with and
-without filters, as the README's flow lets a user do, in both orders of ``register`` and the pushdown setting.
+without filters, as the Spark guide's flow (docs/guides/spark.md) lets a user do, in both orders of ``register`` and the pushdown setting.
 
 Spark 4.1-4.3 keep a read planned with pushed filters for later queries of the same DataFrame that push none
 (``test_spark_reuses_planned_reads_as_orcjit_assumes``), so :func:`orcjit.spark.register` has orcjit take no filters
@@ -379,7 +379,7 @@ def _reused_message(spark: Any) -> list[str]:
 def test_one_dataframe_queried_with_and_without_filters(
     restore: Any, data: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # the README's order: register, then turn pushdown on
+    # the Spark guide's order: register, then turn pushdown on
     spark = restore
     spark.conf.set(PUSHDOWN, "false")
     assert _register_logs(spark, caplog) == _reused_message(spark)  # no "pushdown is off": it is not, when planning
@@ -405,7 +405,7 @@ def test_pushdown_setting_read_when_planning(restore: Any, data: Path) -> None:
     stripes = 2 * ROWS_PER_FILE // STRIPE_ROWS
     spark.conf.set(PUSHDOWN, "false")
     register_trusting(spark)
-    spark.conf.set(PUSHDOWN, "true")  # after register, as the README has it
+    spark.conf.set(PUSHDOWN, "true")  # after register, as the Spark guide has it
     df = orcjit_df(spark, data, partitions="64").where("id < 600")
     assert "LessThan(id,600)" in pushed_filters(explain(df)).replace(" ", "")
     assert df.rdd.getNumPartitions() == 1  # one stripe planned
