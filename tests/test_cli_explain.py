@@ -230,6 +230,28 @@ def test_text_output_is_the_explanation(orc_path: Path, capsys: pytest.CaptureFi
     assert "row groups kept 1 of 2 (skipped: 1 by statistics, 0 by bloom filter)" in out
 
 
+def test_explanation_writes_values_as_the_filter_syntax_does(
+    orc_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # dates, timestamps and decimals bare (as --filter takes them), strings and bytes quoted
+    code, out, _ = run(
+        capsys,
+        orc_path,
+        "--filter",
+        "d >= 2020-03-01",
+        "--filter",
+        "ts > 2024-01-01 01:00:00.5",
+        "--filter",
+        "dec in (1.25, 59.99)",
+        "--filter",
+        "s != 'key-1'",
+    )
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "filters: d >= 2020-03-01 and ts > 2024-01-01 01:00:00.500000 and dec in [1.25, 59.99] and s != 'key-1'"
+    )
+
+
 @pytest.mark.parametrize(
     ("expressions", "filters"),
     [

@@ -59,8 +59,16 @@ class Predicate:
     def __str__(self) -> str:
         if self.op in NULL_OPS:
             return f"{self.path} {self.op}"
-        shown = list(self.values) if self.op in SET_OPS else self.value
-        return f"{self.path} {self.op} {shown!r}"
+        if self.op in SET_OPS:
+            return f"{self.path} {self.op} [{', '.join(map(shown, self.values))}]"
+        return f"{self.path} {self.op} {shown(self.value)}"
+
+
+def shown(value: Any) -> str:
+    """A filter value as the ``--filter`` syntax writes it: dates, timestamps and decimals bare, strings quoted."""
+    if isinstance(value, datetime.date | decimal.Decimal):  # pandas Timestamps are datetimes
+        return str(value)
+    return repr(value)
 
 
 Filters = list[list[Predicate]]
