@@ -1,6 +1,7 @@
 """Filter pushdown through ``spark.read.format("orcjit")``: the same rows as ``spark.read.orc``, the pushed filters
 in the plan, and stripes skipped when the read is planned; and one DataFrame queried again and again, with and
-without filters, as the Spark guide's flow (docs/guides/spark.md) lets a user do, in both orders of ``register`` and the pushdown setting.
+without filters, as the Spark guide's flow (docs/guides/spark.md) lets a user do, in both orders of ``register``
+and the pushdown setting.
 
 Spark 4.1-4.3 keep a read planned with pushed filters for later queries of the same DataFrame that push none
 (``test_spark_reuses_planned_reads_as_orcjit_assumes``), so :func:`orcjit.spark.register` has orcjit take no filters
