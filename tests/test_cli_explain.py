@@ -233,23 +233,19 @@ def test_text_output_is_the_explanation(orc_path: Path, capsys: pytest.CaptureFi
 def test_explanation_writes_values_as_the_filter_syntax_does(
     orc_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # dates, timestamps and decimals bare (as --filter takes them), strings and bytes quoted
-    code, out, _ = run(
-        capsys,
-        orc_path,
-        "--filter",
-        "d >= 2020-03-01",
-        "--filter",
-        "ts > 2024-01-01 01:00:00.5",
-        "--filter",
-        "dec in (1.25, 59.99)",
-        "--filter",
-        "s != 'key-1'",
-    )
+    # dates, timestamps (with a zone too) and decimals bare, strings quoted: the line reads back as --filter
+    filters = ["d >= 2020-03-01", "ts > 2024-01-01 01:00:00.5", "tsl <= 1970-01-02T00:00:00+01:00"]
+    filters += ["dec in (1.25, 59.99)", "s != 'key-1'"]
+    code, out, _ = run(capsys, orc_path, *(arg for f in filters for arg in ("--filter", f)))
     assert code == 0
-    assert out.splitlines()[0] == (
-        "filters: d >= 2020-03-01 and ts > 2024-01-01 01:00:00.500000 and dec in [1.25, 59.99] and s != 'key-1'"
+    first = out.splitlines()[0]
+    assert first == (
+        "filters: d >= 2020-03-01 and ts > 2024-01-01 01:00:00.500000 and tsl <= 1970-01-01 23:00:00+00:00"
+        " and dec in [1.25, 59.99] and s != 'key-1'"
     )
+    written = first.removeprefix("filters: ").split(" and ")
+    code, again, _ = run(capsys, orc_path, *(arg for f in written for arg in ("--filter", f)))
+    assert code == 0 and again == out
 
 
 @pytest.mark.parametrize(

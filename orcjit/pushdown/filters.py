@@ -65,7 +65,8 @@ class Predicate:
 
 
 def shown(value: Any) -> str:
-    """A filter value as the ``--filter`` syntax writes it: dates, timestamps and decimals bare, strings quoted."""
+    """A filter value as ``--filter`` takes it: dates, timestamps and decimals bare; anything else as Python writes
+    it (strings quoted, which ``--filter`` takes too)."""
     if isinstance(value, datetime.date | decimal.Decimal):  # pandas Timestamps are datetimes
         return str(value)
     return repr(value)
