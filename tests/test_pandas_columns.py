@@ -436,31 +436,20 @@ def test_decimals_repeated_values_share_objects() -> None:
     assert len({id(d) for d in got if d is not None}) <= len(pool)
 
 
-def test_decimals_mostly_distinct_over_the_sample() -> None:
-    """Many distinct values: the search for repeats gives up and every value is converted."""
-    rng = np.random.default_rng(6)
-    n = orcjit.convert.decimals.DEDUPE_SAMPLE * 2 + 17
+@pytest.mark.parametrize("n", [300, 1000, 5000, orcjit.convert.decimals.DEDUPE_SAMPLE * 2 + 17])
+def test_decimals_mostly_distinct(n: int) -> None:
+    """Nearly all distinct, in a column smaller or larger than DEDUPE_SAMPLE: the search for repeats gives up once
+    a quarter of the column (at most the sample) shows it, and every value is converted, the same as Arrow's; a
+    column of few distinct values still shares them."""
+    rng = np.random.default_rng(n)
     node = node_of("decimal", 38, 9)
     unscaled = rng.integers(-(2**62), 2**62, n)
-    lanes = np.stack([unscaled, unscaled >> 63], axis=1)
-    valid = rng.random(n) > 0.2
-    lanes[~valid] = 0
-    check(node, [ColumnVector(node, n, valid, values=lanes)], "numpy")
-    check(node, [ColumnVector(node, n, None, values=lanes)], "numpy_nullable")
-
-
-@pytest.mark.parametrize("n", [300, 1000, 5000])
-def test_decimals_mostly_distinct_in_a_small_column(n: int) -> None:
-    """Fewer values than DEDUPE_SAMPLE, nearly all distinct: converted one by one once a quarter of the column
-    shows it, the same as Arrow's; a small column with few distinct values still shares them."""
-    rng = np.random.default_rng(n)
-    node = node_of("decimal", 38, 6)
-    unscaled = rng.integers(-(10**12), 10**12, n)
     lanes = np.stack([unscaled, unscaled >> 63], axis=1)
     valid = rng.random(n) > 0.1
     lanes[~valid] = 0
     check(node, [ColumnVector(node, n, valid, values=lanes)], "numpy")
     check(node, [ColumnVector(node, n, None, values=lanes)], "numpy")
+    check(node, [ColumnVector(node, n, None, values=lanes)], "numpy_nullable")
     few = np.stack([unscaled % 7, (unscaled % 7) >> 63], axis=1)
     got = check(node, [ColumnVector(node, n, None, values=few)], "numpy")
     assert len({id(d) for d in got}) <= 7
