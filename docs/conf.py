@@ -47,7 +47,7 @@ autosummary_generate = True
 autosummary_ignore_module_all = False
 autodoc_typehints = "none"  # the signatures carry them; numpydoc's Parameters sections say them in words
 autodoc_default_options = {"member-order": "bysource"}
-numpydoc_show_class_members = False  # the class template lists members as pages of their own
+numpydoc_show_class_members = False  # the class template documents the members on the class page itself
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
